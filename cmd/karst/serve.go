@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/karst-broker/karst/internal/node"
+)
+
+// shutdownGrace bounds how long in-flight requests may take to finish
+// after SIGINT or SIGTERM.
+const shutdownGrace = 10 * time.Second
+
+// serveArgs are the parsed arguments of `karst serve`.
+type serveArgs struct {
+	propertiesFile string
+	overrides      []string
+}
+
+func parseServeArgs(args []string) (serveArgs, error) {
+	var sa serveArgs
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--override" || a == "-override":
+			if i+1 == len(args) {
+				return sa, errors.New("--override needs key=value")
+			}
+			i++
+			sa.overrides = append(sa.overrides, args[i])
+		case strings.HasPrefix(a, "--override="):
+			sa.overrides = append(sa.overrides, strings.TrimPrefix(a, "--override="))
+		case strings.HasPrefix(a, "-"):
+			return sa, fmt.Errorf("unknown flag %s", a)
+		case sa.propertiesFile == "":
+			sa.propertiesFile = a
+		default:
+			return sa, fmt.Errorf("unexpected argument %q (one properties file at most)", a)
+		}
+	}
+	return sa, nil
+}
+
+func serve(args []string) int {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	sa, err := parseServeArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "karst: %v\n", err)
+		usage(os.Stderr)
+		return exitUsage
+	}
+	cfg, warnings, err := loadNodeConfig(sa)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "karst: invalid configuration: %v\n", err)
+		return exitUsage
+	}
+	for _, w := range warnings {
+		logger.Warn(w)
+	}
+	cfg.Logger = logger
+	start := time.Now()
+	n, err := node.Start(cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "karst: %v\n", err)
+		return 1
+	}
+	for _, l := range cfg.Listeners {
+		logger.Info("listening", "listener", l.Name, "addr", n.Addr(l.Name).String())
+	}
+	logger.Info("karst started", "node_id", cfg.NodeID, "cluster_id", cfg.ClusterID, "startup", time.Since(start))
+
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	sig := <-signals
+	logger.Info("shutting down", "signal", sig.String())
+	signal.Stop(signals)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := n.Shutdown(ctx); err != nil {
+		logger.Error("shutdown did not finish cleanly", "err", err)
+		return 1
+	}
+	logger.Info("stopped")
+	return 0
+}

@@ -1,0 +1,100 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/wire"
+)
+
+// API is one row of the dispatch table.
+type API struct {
+	Key        int16
+	Name       string
+	MinVersion int16
+	MaxVersion int16
+	handle     func(b *Broker, ctx context.Context, r *Request) Outcome
+}
+
+// Supports reports whether version v of this API is served.
+func (a *API) Supports(v int16) bool { return v >= a.MinVersion && v <= a.MaxVersion }
+
+// Outcome is what a handler produces for one request.
+type Outcome struct {
+	// Response is the answer when it is ready at once.
+	Response kmsg.Response
+	// Later, when set, is called by the connection's writer to produce the
+	// answer; it may block (for an fsync or a long-poll) until ctx ends.
+	Later func(ctx context.Context) kmsg.Response
+	// NoResponse is set for requests Kafka never answers (acks=0 produce).
+	NoResponse bool
+}
+
+// Ready wraps an immediate response.
+func Ready(r kmsg.Response) Outcome { return Outcome{Response: r} }
+
+// Request is a decoded request and where it came from.
+type Request struct {
+	Header wire.RequestHeader
+	Body   kmsg.Request
+	Conn   *Conn
+}
+
+// Version is the request's API version.
+func (r *Request) Version() int16 { return r.Header.APIVersion }
+
+// Conn is what handlers may know and remember about a client connection.
+type Conn struct {
+	RemoteAddr   string
+	ListenerName string
+
+	mu              sync.Mutex
+	softwareName    string
+	softwareVersion string
+}
+
+// SetClientSoftware records what the client said it is (ApiVersions v3+).
+func (c *Conn) SetClientSoftware(name, version string) {
+	c.mu.Lock()
+	c.softwareName, c.softwareVersion = name, version
+	c.mu.Unlock()
+}
+
+// ClientSoftware returns the name and version the client announced.
+func (c *Conn) ClientSoftware() (name, version string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.softwareName, c.softwareVersion
+}
+
+var registry = map[int16]*API{}
+
+// register adds an API to the dispatch table; each API file calls it from
+// init so the served versions stand beside their code.
+func register(key, minVersion, maxVersion int16, handle func(b *Broker, ctx context.Context, r *Request) Outcome) {
+	if _, dup := registry[key]; dup {
+		panic(fmt.Sprintf("api key %d registered twice", key))
+	}
+	if req := kmsg.RequestForKey(key); req == nil || req.MaxVersion() < maxVersion {
+		panic(fmt.Sprintf("api key %d version %d is not known to kmsg", key, maxVersion))
+	}
+	registry[key] = &API{Key: key, Name: kmsg.NameForKey(key), MinVersion: minVersion, MaxVersion: maxVersion, handle: handle}
+}
+
+// Lookup returns the dispatch table row for key, or nil when Karst does not
+// implement that API.
+func Lookup(key int16) *API { return registry[key] }
+
+// Table returns every served API ordered by key.
+func Table() []*API {
+	apis := make([]*API, 0, len(registry))
+	for _, a := range registry {
+		apis = append(apis, a)
+	}
+	slices.SortFunc(apis, func(a, b *API) int { return int(a.Key) - int(b.Key) })
+	return apis
+}

@@ -1,0 +1,58 @@
+package handler
+
+import (
+	"context"
+	"log/slog"
+)
+
+// Endpoint is an advertised listener: where clients should connect.
+type Endpoint struct {
+	ListenerName     string
+	Host             string
+	Port             int32
+	SecurityProtocol string
+}
+
+// Options are the broker facts handlers report to clients.
+type Options struct {
+	ClusterID string
+	NodeID    int32
+	Rack      *string
+	// Advertised lists the endpoints clients are told about, per listener.
+	Advertised []Endpoint
+	Logger     *slog.Logger
+}
+
+// Broker is what every handler reaches the rest of Karst through.
+type Broker struct {
+	opts   Options
+	logger *slog.Logger
+}
+
+// NewBroker returns the handler layer over the given options.
+func NewBroker(opts Options) *Broker {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Broker{opts: opts, logger: logger}
+}
+
+// Handle runs api's handler for r.
+func (b *Broker) Handle(ctx context.Context, api *API, r *Request) Outcome {
+	return api.handle(b, ctx, r)
+}
+
+// endpointFor returns the advertised endpoint of the listener a request
+// arrived on, as Kafka answers Metadata per listener.
+func (b *Broker) endpointFor(listener string) (Endpoint, bool) {
+	for _, e := range b.opts.Advertised {
+		if e.ListenerName == listener {
+			return e, true
+		}
+	}
+	if len(b.opts.Advertised) > 0 {
+		return b.opts.Advertised[0], true
+	}
+	return Endpoint{}, false
+}

@@ -1,0 +1,321 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/handler"
+	"github.com/karst-broker/karst/internal/wire"
+)
+
+// flushThreshold is how many encoded response bytes the writer gathers
+// before writing them to the socket in one call.
+const flushThreshold = 64 * 1024
+
+// conn is one client connection. The reader goroutine (serve) owns reading
+// and dispatch; the writer goroutine owns the socket's write side and the
+// head of queue. mu guards queue and writing.
+type conn struct {
+	s    *Server
+	nc   net.Conn
+	info *handler.Conn
+
+	// slots bounds queued requests: the reader puts a token per request,
+	// the writer takes it back once the response is written.
+	slots chan struct{}
+
+	mu      sync.Mutex
+	queue   []*pending
+	writing bool
+	// broken is set once the socket failed; the writer then discards
+	// responses but still releases their slots.
+	broken bool
+
+	done chan struct{}
+}
+
+// pending is a request waiting for its response to be written.
+type pending struct {
+	correlationID int32
+	apiKey        int16
+	version       int16
+	outcome       handler.Outcome
+	// raw is a complete pre-encoded frame, for answers that have no kmsg
+	// form (unknown API keys, versions no schema describes).
+	raw []byte
+	// flexibleHeader selects response header v1 for Outcome responses.
+	flexibleHeader bool
+	// last marks the end of the connection: the writer closes the socket.
+	last bool
+}
+
+func newConn(s *Server, nc net.Conn, listener string) *conn {
+	return &conn{
+		s:     s,
+		nc:    nc,
+		info:  &handler.Conn{RemoteAddr: nc.RemoteAddr().String(), ListenerName: listener},
+		slots: make(chan struct{}, s.cfg.MaxInFlight),
+		done:  make(chan struct{}),
+	}
+}
+
+func (c *conn) logger() *slog.Logger {
+	name, version := c.info.ClientSoftware()
+	return c.s.logger.With("remote", c.info.RemoteAddr, "listener", c.info.ListenerName,
+		"client_software_name", name, "client_software_version", version)
+}
+
+// stopReading makes the reader stop after the frame it is reading, so the
+// connection drains and closes.
+func (c *conn) stopReading() { c.nc.SetReadDeadline(time.Now()) }
+
+func (c *conn) serve() {
+	defer c.s.forget(c)
+	fr := wire.NewFrameReader(c.nc, c.s.cfg.MaxRequestSize)
+	for {
+		frame, err := fr.ReadFrame(nil)
+		if err != nil {
+			var sizeErr *wire.FrameSizeError
+			switch {
+			case errors.As(err, &sizeErr) && frame != nil:
+				// Intact but too short for a header: answer, then close,
+				// since nothing after it can be trusted to be aligned.
+				c.s.stats.FramesRefused.Add(1)
+				c.logger().Warn("closing connection after a frame shorter than a request header", "size", sizeErr.Size)
+				c.take()
+				c.enqueue(&pending{raw: minimalErrorFrame(wire.PeekCorrelationID(frame), kerr.InvalidRequest.Code)})
+			case errors.As(err, &sizeErr):
+				c.s.stats.FramesRefused.Add(1)
+				c.logger().Warn("closing connection: frame size refused", "err", err)
+			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, os.ErrDeadlineExceeded):
+			default:
+				c.logger().Debug("connection read ended", "err", err)
+			}
+			break
+		}
+		c.s.stats.Requests.Add(1)
+		c.take()
+		p, ok := c.dispatch(frame)
+		if !ok {
+			c.give()
+			break
+		}
+		c.enqueue(p)
+	}
+	c.enqueue(&pending{last: true})
+	<-c.done
+}
+
+func (c *conn) take() { c.slots <- struct{}{} }
+func (c *conn) give() { <-c.slots }
+
+// dispatch turns a frame into a pending response. It returns false when a
+// handler panicked; the connection is then closed.
+func (c *conn) dispatch(frame []byte) (*pending, bool) {
+	key, version, _ := wire.PeekAPI(frame)
+	p := &pending{correlationID: wire.PeekCorrelationID(frame), apiKey: key, version: version}
+	api := handler.Lookup(key)
+	if api == nil {
+		c.logger().Info("request for an API Karst does not serve", "api_key", key, "api_version", version)
+		p.raw = minimalErrorFrame(p.correlationID, kerr.UnsupportedVersion.Code)
+		return p, true
+	}
+	if !api.Supports(version) {
+		c.logger().Info("request at an unsupported version", "api", api.Name, "api_version", version)
+		c.answerUnsupported(p, api)
+		return p, true
+	}
+	req := kmsg.RequestForKey(key)
+	req.SetVersion(version)
+	header, body, err := wire.ParseRequestHeader(frame, req.IsFlexible())
+	if err == nil {
+		err = req.ReadFrom(body)
+	}
+	if err != nil {
+		c.logger().Info("request could not be decoded", "api", api.Name, "api_version", version, "err", err)
+		c.answerError(p, kerr.InvalidRequest.Code)
+		return p, true
+	}
+	r := &handler.Request{Header: header, Body: req, Conn: c.info}
+	outcome, ok := c.handle(api, r)
+	if !ok {
+		return nil, false
+	}
+	p.outcome = outcome
+	if outcome.Response != nil {
+		p.flexibleHeader = c.setVersion(outcome.Response, version)
+	}
+	return p, true
+}
+
+// handle runs the handler, turning a panic into a logged, counted failure.
+func (c *conn) handle(api *handler.API, r *handler.Request) (o handler.Outcome, ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.s.stats.PanicsRecovered.Add(1)
+			c.logger().Error("PANIC in request handler; closing the connection", "api", api.Name,
+				"api_version", r.Version(), "panic", v, "stack", string(debug.Stack()))
+			ok = false
+		}
+	}()
+	return c.s.broker.Handle(c.s.ctx, api, r), true
+}
+
+// setVersion pins resp to the request's version and reports whether the
+// response header is flexible (v1). ApiVersions always answers with header
+// v0 so that a client can read it whatever version it asked for.
+func (c *conn) setVersion(resp kmsg.Response, version int16) bool {
+	resp.SetVersion(version)
+	return resp.IsFlexible() && resp.Key() != apiVersionsKey
+}
+
+const apiVersionsKey = 18
+
+func (c *conn) answerUnsupported(p *pending, api *handler.API) {
+	switch {
+	case api.Key == apiVersionsKey:
+		// KIP-35/KIP-511: answer with a v0 body the client can always
+		// parse, listing every range so it can pick a version.
+		p.outcome = handler.Ready(handler.APIVersionsResponse(0, kerr.UnsupportedVersion.Code))
+		p.version = 0
+	case p.version >= 0 && p.version <= kmsg.RequestForKey(api.Key).MaxVersion():
+		c.answerError(p, kerr.UnsupportedVersion.Code)
+	default:
+		p.raw = minimalErrorFrame(p.correlationID, kerr.UnsupportedVersion.Code)
+	}
+}
+
+func (c *conn) answerError(p *pending, code int16) {
+	resp := handler.ErrorResponse(p.apiKey, p.version, code)
+	p.outcome = handler.Ready(resp)
+	p.flexibleHeader = c.setVersion(resp, p.version)
+}
+
+// minimalErrorFrame is a response header v0 followed by a bare error code:
+// the only answer possible when no schema describes the request.
+func minimalErrorFrame(correlationID int32, code int16) []byte {
+	f, at := wire.AppendSizePrefix(nil)
+	f = wire.AppendResponseHeader(f, correlationID, false)
+	f = append(f, byte(uint16(code)>>8), byte(code))
+	wire.FinishFrame(f, at)
+	return f
+}
+
+func (c *conn) enqueue(p *pending) {
+	c.mu.Lock()
+	c.queue = append(c.queue, p)
+	start := !c.writing
+	c.writing = true
+	c.mu.Unlock()
+	if start {
+		go c.writeLoop()
+	}
+}
+
+// writeLoop writes queued responses in order, gathering ready ones into
+// one write, and exits when the queue is empty.
+func (c *conn) writeLoop() {
+	var out []byte
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			if len(out) > 0 {
+				c.mu.Unlock()
+				out = c.flush(out)
+				continue
+			}
+			c.writing = false
+			c.mu.Unlock()
+			return
+		}
+		p := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+
+		if p.last {
+			c.flush(out)
+			c.nc.Close()
+			close(c.done)
+			return
+		}
+		if p.outcome.Later != nil && len(out) > 0 {
+			out = c.flush(out)
+		}
+		out = c.encode(out, p)
+		c.give()
+		if len(out) >= flushThreshold {
+			out = c.flush(out)
+		}
+	}
+}
+
+func (c *conn) flush(out []byte) []byte {
+	c.mu.Lock()
+	broken := c.broken
+	c.mu.Unlock()
+	if !broken && len(out) > 0 {
+		if _, err := c.nc.Write(out); err != nil {
+			c.markBroken()
+		}
+	}
+	return out[:0]
+}
+
+func (c *conn) markBroken() {
+	c.mu.Lock()
+	c.broken = true
+	c.mu.Unlock()
+	c.nc.Close()
+}
+
+func (c *conn) encode(out []byte, p *pending) []byte {
+	if p.raw != nil {
+		return append(out, p.raw...)
+	}
+	resp := p.outcome.Response
+	if p.outcome.Later != nil {
+		var ok bool
+		if resp, ok = c.complete(p); !ok {
+			c.markBroken()
+			return out[:0]
+		}
+		if resp != nil {
+			p.flexibleHeader = c.setVersion(resp, p.version)
+		}
+	}
+	if p.outcome.NoResponse || resp == nil {
+		return out
+	}
+	out, at := wire.AppendSizePrefix(out)
+	out = wire.AppendResponseHeader(out, p.correlationID, p.flexibleHeader)
+	out = resp.AppendTo(out)
+	wire.FinishFrame(out, at)
+	return out
+}
+
+// complete runs a deferred handler stage with the same panic guard as
+// dispatch.
+func (c *conn) complete(p *pending) (resp kmsg.Response, ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.s.stats.PanicsRecovered.Add(1)
+			c.logger().Error("PANIC completing a request; closing the connection", "api_key", p.apiKey,
+				"api_version", p.version, "panic", v, "stack", string(debug.Stack()))
+			ok = false
+		}
+	}()
+	return p.outcome.Later(c.laterContext()), true
+}
+
+func (c *conn) laterContext() context.Context { return c.s.ctx }

@@ -1,0 +1,198 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/karst-broker/karst/internal/handler"
+	"github.com/karst-broker/karst/internal/wire"
+)
+
+// Listener is one address to accept connections on.
+type Listener struct {
+	Name string // listener name, e.g. PLAINTEXT
+	Addr string // host:port; port 0 picks a free port
+}
+
+// Config shapes the server.
+type Config struct {
+	Listeners []Listener
+	// MaxRequestSize is socket.request.max.bytes.
+	MaxRequestSize int32
+	// MaxInFlight bounds the requests one connection may have queued.
+	MaxInFlight int
+	Logger      *slog.Logger
+}
+
+// Server accepts Kafka client connections.
+type Server struct {
+	cfg    Config
+	broker *handler.Broker
+	logger *slog.Logger
+
+	mu        sync.Mutex
+	listeners map[string]net.Listener
+	conns     map[*conn]struct{}
+	closing   bool
+
+	// ctx is cancelled when shutdown begins; waiting work (long polls)
+	// watches it and answers with what it has.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	acceptWG sync.WaitGroup
+	connWG   sync.WaitGroup
+
+	stats Stats
+}
+
+// Stats are counters the server keeps; read them with the atomic getters.
+type Stats struct {
+	ConnectionsAccepted atomic.Int64
+	ConnectionsOpen     atomic.Int64
+	Requests            atomic.Int64
+	PanicsRecovered     atomic.Int64
+	FramesRefused       atomic.Int64
+}
+
+// New returns a server. Call Listen, then Serve.
+func New(cfg Config) *Server {
+	if cfg.MaxRequestSize <= 0 {
+		cfg.MaxRequestSize = wire.DefaultMaxFrameSize
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 64
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{
+		cfg: cfg, logger: cfg.Logger,
+		listeners: map[string]net.Listener{}, conns: map[*conn]struct{}{},
+		ctx: ctx, cancel: cancel,
+	}
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() *Stats { return &s.stats }
+
+// Listen binds every listener; on error nothing is left listening. The
+// bound addresses are known from then on (see Addr), which lets the caller
+// advertise a port the kernel picked.
+func (s *Server) Listen() error {
+	var bound []net.Listener
+	for _, l := range s.cfg.Listeners {
+		ln, err := net.Listen("tcp", l.Addr)
+		if err != nil {
+			for _, b := range bound {
+				b.Close()
+			}
+			return fmt.Errorf("listener %s on %s: %w", l.Name, l.Addr, err)
+		}
+		bound = append(bound, ln)
+	}
+	s.mu.Lock()
+	for i, l := range s.cfg.Listeners {
+		s.listeners[l.Name] = bound[i]
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// Serve starts accepting connections on every bound listener and
+// dispatching their requests to broker.
+func (s *Server) Serve(broker *handler.Broker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.broker = broker
+	for name, ln := range s.listeners {
+		s.acceptWG.Add(1)
+		go s.accept(name, ln)
+	}
+}
+
+// Addr returns the bound address of the named listener.
+func (s *Server) Addr(name string) net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ln, ok := s.listeners[name]; ok {
+		return ln.Addr()
+	}
+	return nil
+}
+
+func (s *Server) accept(name string, ln net.Listener) {
+	defer s.acceptWG.Done()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.logger.Warn("accept failed", "listener", name, "err", err)
+			continue
+		}
+		c := newConn(s, nc, name)
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			nc.Close()
+			continue
+		}
+		s.conns[c] = struct{}{}
+		s.connWG.Add(1)
+		s.mu.Unlock()
+		s.stats.ConnectionsAccepted.Add(1)
+		s.stats.ConnectionsOpen.Add(1)
+		go c.serve()
+	}
+}
+
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.stats.ConnectionsOpen.Add(-1)
+	s.connWG.Done()
+}
+
+// Shutdown stops accepting, lets every connection finish the requests it
+// has already read, sends their responses and closes. When ctx ends first,
+// the remaining connections are closed at once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	s.acceptWG.Wait()
+	s.cancel()
+	for _, c := range conns {
+		c.stopReading()
+	}
+	done := make(chan struct{})
+	go func() { s.connWG.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.conns {
+			c.nc.Close()
+		}
+		s.mu.Unlock()
+		<-done
+		return ctx.Err()
+	}
+}
