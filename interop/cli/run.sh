@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Kafka's own CLI tools (via interop/kafka/tool.sh) and kcat against KARST_BOOTSTRAP.
+# Prints PASS/FAIL per check and the closing line "interop-cli: N passed, M failed".
+# Every command is bounded by `timeout`; consumers read by partition (no consumer group).
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+TOOL="$HERE/../kafka/tool.sh"
+B="${KARST_BOOTSTRAP:-127.0.0.1:9092}"
+SUFFIX="$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
+T3="interop-cli-$SUFFIX"        # 3 partitions: topic admin checks
+T1="interop-cli-one-$SUFFIX"    # 1 partition: console round trip, offsets
+TK="interop-kcat-$SUFFIX"       # 1 partition: kcat round trip
+WORK="$(mktemp -d /tmp/interop-cli.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+PASSED=0; FAILED=0
+
+# check NAME FUNCTION: runs FUNCTION; its stdout/stderr go to a log shown only on failure.
+check() {
+  local name="$1" fn="$2" start=$SECONDS
+  if "$fn" > "$WORK/$name.log" 2>&1; then
+    PASSED=$((PASSED + 1)); echo "PASS $name ($((SECONDS - start)) s)"
+  else
+    FAILED=$((FAILED + 1)); echo "FAIL $name ($((SECONDS - start)) s)"; sed 's/^/     /' "$WORK/$name.log" | tail -n 25
+  fi
+}
+
+tool() { timeout 60 "$TOOL" "$@"; }
+expect_eq() { if [ "$1" != "$2" ]; then echo "want: $(printf %q "$2")"; echo "got:  $(printf %q "$1")"; return 1; fi; }
+
+topics_create() {
+  tool kafka-topics --bootstrap-server "$B" --create --topic "$T3" --partitions 3 --replication-factor 1 \
+    --config max.message.bytes=2097152 &&
+  tool kafka-topics --bootstrap-server "$B" --create --topic "$T1" --partitions 1 --replication-factor 1 &&
+  tool kafka-topics --bootstrap-server "$B" --create --topic "$TK" --partitions 1 --replication-factor 1
+}
+
+topics_create_duplicate_fails() {
+  local out
+  if out=$(tool kafka-topics --bootstrap-server "$B" --create --topic "$T3" --partitions 3 --replication-factor 1 2>&1); then
+    echo "second create succeeded: $out"; return 1
+  fi
+  echo "$out"; grep -q "already exists" <<< "$out"
+}
+
+topics_list() {
+  local out; out=$(tool kafka-topics --bootstrap-server "$B" --list) || return 1
+  echo "$out"; grep -qx "$T3" <<< "$out" && grep -qx "$T1" <<< "$out"
+}
+
+topics_describe() {
+  local out; out=$(tool kafka-topics --bootstrap-server "$B" --describe --topic "$T3") || return 1
+  echo "$out"
+  grep -q "PartitionCount: 3" <<< "$out" || return 1
+  grep -q "max.message.bytes=2097152" <<< "$out" || return 1
+  [ "$(grep -cE "Partition: [0-2][[:space:]]+Leader: [0-9]+" <<< "$out")" = 3 ]
+}
+
+console_roundtrip() {
+  local input=$'k1:hello\nk2:w\xc3\xb6rld\nk1:third line with spaces\nk3:\nk4:{"json":true}'
+  printf '%s\n' "$input" | tool kafka-console-producer --bootstrap-server "$B" --topic "$T1" \
+    --property parse.key=true --property key.separator=: --compression-codec zstd --sync || return 1
+  local out
+  out=$(tool kafka-console-consumer --bootstrap-server "$B" --topic "$T1" --partition 0 --offset earliest \
+    --max-messages 5 --timeout-ms 30000 --property print.key=true --property key.separator=:) || return 1
+  expect_eq "$out" "$input"
+}
+
+get_offsets() {
+  local latest earliest
+  latest=$(tool kafka-get-offsets --bootstrap-server "$B" --topic "$T1") || return 1
+  earliest=$(tool kafka-get-offsets --bootstrap-server "$B" --topic "$T1" --time -2) || return 1
+  expect_eq "$latest" "$T1:0:5" && expect_eq "$earliest" "$T1:0:0"
+}
+
+configs_describe() {
+  local out; out=$(tool kafka-configs --bootstrap-server "$B" --entity-type topics --entity-name "$T3" --describe) || return 1
+  echo "$out"; grep -q "max.message.bytes=2097152" <<< "$out"
+}
+
+configs_alter() {
+  tool kafka-configs --bootstrap-server "$B" --entity-type topics --entity-name "$T3" --alter \
+    --add-config retention.ms=86400000,cleanup.policy=compact || return 1
+  local out; out=$(tool kafka-configs --bootstrap-server "$B" --entity-type topics --entity-name "$T3" --describe) || return 1
+  echo "$out"
+  grep -q "retention.ms=86400000" <<< "$out" && grep -q "cleanup.policy=compact" <<< "$out" || return 1
+  tool kafka-configs --bootstrap-server "$B" --entity-type topics --entity-name "$T3" --alter \
+    --delete-config cleanup.policy || return 1
+  out=$(tool kafka-configs --bootstrap-server "$B" --entity-type topics --entity-name "$T3" --describe) || return 1
+  echo "$out"; ! grep -q "cleanup.policy=compact" <<< "$out"
+}
+
+kcat_metadata() {
+  local out; out=$(timeout 30 kcat -b "$B" -L -t "$T3") || return 1
+  echo "$out"
+  grep -q "topic \"$T3\" with 3 partitions" <<< "$out" || return 1
+  [ "$(grep -cE "partition [0-2], leader [0-9]+" <<< "$out")" = 3 ]
+}
+
+kcat_roundtrip() {
+  local want="" codec i
+  for codec in none gzip snappy lz4 zstd; do
+    local batch=""
+    for i in 1 2 3; do batch+="key-$codec-$i:value $codec $i"$'\n'; done
+    printf '%s' "$batch" | timeout 30 kcat -b "$B" -P -t "$TK" -p 0 -K: -z "$codec" -X request.required.acks=-1 || return 1
+    want+="$batch"
+  done
+  local got
+  got=$(timeout 30 kcat -b "$B" -C -t "$TK" -p 0 -o beginning -c 15 -e -f '%k:%s\n') || return 1
+  expect_eq "$got" "${want%$'\n'}"
+}
+
+kcat_headers_timestamp() {
+  printf 'hv\n' | timeout 30 kcat -b "$B" -P -t "$TK" -p 0 -k hk -H a=1 -H a=2 -H b= || return 1
+  local got
+  got=$(timeout 30 kcat -b "$B" -C -t "$TK" -p 0 -o -1 -c 1 -e -f '%k|%s|%h|%T\n') || return 1
+  echo "$got"
+  grep -qE '^hk\|hv\|a=1,a=2,b=\|[0-9]{13}$' <<< "$got"
+}
+
+check topics_create topics_create
+check topics_create_duplicate_fails topics_create_duplicate_fails
+check topics_list topics_list
+check topics_describe topics_describe
+check console_producer_consumer_roundtrip console_roundtrip
+check get_offsets get_offsets
+check configs_describe configs_describe
+check configs_alter configs_alter
+if command -v kcat > /dev/null; then
+  check kcat_metadata kcat_metadata
+  check kcat_produce_consume_all_codecs kcat_roundtrip
+  check kcat_headers_timestamp kcat_headers_timestamp
+else
+  FAILED=$((FAILED + 1)); echo "FAIL kcat: not installed (apt-get install -y kcat)"
+fi
+echo "interop-cli: $PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]

@@ -1,0 +1,67 @@
+package io.karst.interop;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Entry point of the Java client interop suite. Runs every check against the broker named by
+ * KARST_BOOTSTRAP, prints one PASS/FAIL line per check and the closing line
+ * "interop-java: N passed, M failed"; exits 1 when any check failed.
+ *
+ * INTEROP_AUTOCREATE_OFF=1 adds the checks that need a broker with auto.create.topics.enable=false;
+ * INTEROP_GROUPS=1 adds the consumer-group checks (classic and KIP-848 "consumer" protocols).
+ */
+public final class Main {
+    public static void main(String[] args) {
+        String bootstrap = System.getenv().getOrDefault("KARST_BOOTSTRAP", "127.0.0.1:9092");
+        boolean autoCreateOff = "1".equals(System.getenv("INTEROP_AUTOCREATE_OFF"));
+        Checks checks = new Checks();
+
+        new ProduceConsumeSuite(bootstrap, checks).run();
+        if (autoCreateOff) {
+            new UnknownTopicSuite(bootstrap, checks).run();
+        } else {
+            System.out.println("SKIP unknown_topic (set INTEROP_AUTOCREATE_OFF=1 with a broker that has auto.create.topics.enable=false)");
+        }
+
+        if ("1".equals(System.getenv("INTEROP_GROUPS"))) {
+            new GroupConsumerSuite(bootstrap, checks, "classic").run();
+            new GroupConsumerSuite(bootstrap, checks, "consumer").run();
+        } else {
+            System.out.println("SKIP group_* (set INTEROP_GROUPS=1)");
+        }
+
+        System.out.println("interop-java: " + checks.passed() + " passed, " + checks.failed() + " failed");
+        System.exit(checks.failed() == 0 ? 0 : 1);
+    }
+
+    /** Counts named checks; a check is a block that passes unless it throws. */
+    static final class Checks {
+        private final List<String> failures = new ArrayList<>();
+        private int passed;
+
+        interface Body { void run() throws Exception; }
+
+        boolean check(String name, Body body) {
+            long start = System.nanoTime();
+            try {
+                body.run();
+                passed++;
+                System.out.printf("PASS %s (%d ms)%n", name, (System.nanoTime() - start) / 1_000_000);
+                return true;
+            } catch (Throwable t) {
+                failures.add(name);
+                System.out.printf("FAIL %s (%d ms): %s%n", name, (System.nanoTime() - start) / 1_000_000, t);
+                for (Throwable c = t.getCause(); c != null; c = c.getCause()) System.out.println("     caused by: " + c);
+                return false;
+            }
+        }
+
+        int passed() { return passed; }
+        int failed() { return failures.size(); }
+    }
+
+    static void require(boolean condition, String message) {
+        if (!condition) throw new AssertionError(message);
+    }
+}

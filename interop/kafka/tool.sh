@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# tool.sh TOOL ARGS... — runs one of Kafka 4.1's CLI tools from the jars in lib/, like bin/TOOL.sh.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+if [ $# -lt 1 ]; then echo "usage: $0 TOOL [ARGS...]" >&2; exit 2; fi
+TOOL="$1"; shift
+case "$TOOL" in
+  kafka-topics)              MAIN=org.apache.kafka.tools.TopicCommand ;;
+  kafka-console-producer)    MAIN=org.apache.kafka.tools.ConsoleProducer ;;
+  kafka-console-consumer)    MAIN=org.apache.kafka.tools.consumer.ConsoleConsumer ;;
+  kafka-configs)             MAIN=kafka.admin.ConfigCommand ;;
+  kafka-get-offsets)         MAIN=org.apache.kafka.tools.GetOffsetShell ;;
+  kafka-consumer-groups)     MAIN=org.apache.kafka.tools.consumer.group.ConsumerGroupCommand ;;
+  kafka-transactions)        MAIN=org.apache.kafka.tools.TransactionsCommand ;;
+  kafka-broker-api-versions) MAIN=org.apache.kafka.tools.BrokerApiVersionsCommand ;;
+  kafka-storage)             MAIN=kafka.tools.StorageTool ;;
+  *) echo "tool.sh: unknown tool $TOOL" >&2; exit 2 ;;
+esac
+ensure_kafka_jars
+exec java -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true \
+  -Dlog4j2.configurationFile="$KAFKA_HOME_DIR/tools-log4j2.properties" \
+  -cp "$(kafka_classpath)" "$MAIN" "$@"
