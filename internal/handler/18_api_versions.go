@@ -35,6 +35,7 @@ func (b *Broker) handleAPIVersions(_ context.Context, r *Request) Outcome {
 			return Ready(resp)
 		}
 		r.Conn.SetClientSoftware(req.ClientSoftwareName, req.ClientSoftwareVersion)
+		addFeatures(resp)
 	}
 	return Ready(resp)
 }

@@ -1,0 +1,52 @@
+package handler
+
+import (
+	"context"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func apiVersions(t *testing.T, v int16, name, version string) (*kmsg.ApiVersionsResponse, *Conn) {
+	t.Helper()
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.SetVersion(v)
+	req.ClientSoftwareName, req.ClientSoftwareVersion = name, version
+	conn := &Conn{}
+	b := NewBroker(Options{})
+	out := b.Handle(context.Background(), Lookup(18), &Request{Header: wireHeader(18, v), Body: req, Conn: conn})
+	return out.Response.(*kmsg.ApiVersionsResponse), conn
+}
+
+func TestAPIVersionsRemembersClientSoftware(t *testing.T) {
+	resp, conn := apiVersions(t, 3, "librdkafka", "2.11.1")
+	if resp.ErrorCode != 0 {
+		t.Fatalf("error %d", resp.ErrorCode)
+	}
+	if name, version := conn.ClientSoftware(); name != "librdkafka" || version != "2.11.1" {
+		t.Fatalf("remembered %q %q", name, version)
+	}
+	if len(resp.FinalizedFeatures) == 0 || resp.FinalizedFeatures[0].Name != "metadata.version" {
+		t.Fatalf("finalized features %+v", resp.FinalizedFeatures)
+	}
+}
+
+func TestAPIVersionsRejectsInvalidClientSoftware(t *testing.T) {
+	for _, bad := range []string{"", "-lead", "trail.", "sp ace", "ünïcode"} {
+		resp, conn := apiVersions(t, 3, bad, "1.0")
+		if resp.ErrorCode != kerr.InvalidRequest.Code {
+			t.Errorf("name %q: error %d, want INVALID_REQUEST", bad, resp.ErrorCode)
+		}
+		if name, _ := conn.ClientSoftware(); name != "" {
+			t.Errorf("name %q was remembered", bad)
+		}
+	}
+}
+
+func TestAPIVersionsV0HasNoFeatures(t *testing.T) {
+	resp, _ := apiVersions(t, 0, "", "")
+	if resp.ErrorCode != 0 || len(resp.SupportedFeatures) != 0 || len(resp.ApiKeys) != len(Table()) {
+		t.Fatalf("v0 answer %+v", resp)
+	}
+}
