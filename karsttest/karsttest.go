@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/karst-broker/karst/internal/handler"
+	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/node"
 	"github.com/karst-broker/karst/internal/server"
 )
@@ -32,15 +33,31 @@ func WithMaxRequestSize(n int32) Option {
 	return func(c *node.Config) { c.MaxRequestSize = n }
 }
 
+// WithAutoCreateTopics sets auto.create.topics.enable (on by default, as
+// in Kafka).
+func WithAutoCreateTopics(on bool) Option {
+	return func(c *node.Config) { c.AutoCreateTopics = on }
+}
+
+// WithDefaultPartitions sets num.partitions.
+func WithDefaultPartitions(n int32) Option {
+	return func(c *node.Config) { c.DefaultPartitions = n }
+}
+
 // Start starts a broker and registers its shutdown with t.Cleanup.
 func Start(t testing.TB, opts ...Option) *Broker {
 	t.Helper()
+	dataDir := t.TempDir()
 	cfg := node.Config{
-		NodeID:     1,
-		ClusterID:  "karsttest-cluster",
-		Listeners:  []server.Listener{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}},
-		Advertised: []handler.Endpoint{{ListenerName: "PLAINTEXT", Host: "127.0.0.1", SecurityProtocol: "PLAINTEXT"}},
-		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: testLogLevel()})),
+		NodeID:                   1,
+		DataDir:                  dataDir,
+		AutoCreateTopics:         true,
+		DefaultPartitions:        1,
+		DefaultReplicationFactor: 1,
+		LogDefaults:              klog.DefaultConfig(),
+		Listeners:                []server.Listener{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}},
+		Advertised:               []handler.Endpoint{{ListenerName: "PLAINTEXT", Host: "127.0.0.1", SecurityProtocol: "PLAINTEXT"}},
+		Logger:                   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: testLogLevel()})),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -49,7 +66,7 @@ func Start(t testing.TB, opts ...Option) *Broker {
 	if err != nil {
 		t.Fatalf("karsttest: starting broker: %v", err)
 	}
-	b := &Broker{node: n, dataDir: t.TempDir()}
+	b := &Broker{node: n, dataDir: dataDir}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

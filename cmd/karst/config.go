@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/karst-broker/karst/internal/handler"
+	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/node"
 	"github.com/karst-broker/karst/internal/server"
 )
@@ -18,12 +19,15 @@ const defaultDataDir = "./karst-data"
 
 // knownKeys are the server.properties keys this build reads.
 var knownKeys = map[string]string{
-	"listeners":                "PLAINTEXT://:9092",
-	"advertised.listeners":     "",
-	"node.id":                  "1",
-	"log.dirs":                 defaultDataDir,
-	"socket.request.max.bytes": "104857600",
-	"cluster.id":               "karst-cluster",
+	"listeners":                  "PLAINTEXT://:9092",
+	"advertised.listeners":       "",
+	"node.id":                    "1",
+	"log.dirs":                   defaultDataDir,
+	"socket.request.max.bytes":   "104857600",
+	"cluster.id":                 "",
+	"auto.create.topics.enable":  "true",
+	"num.partitions":             "1",
+	"default.replication.factor": "1",
 }
 
 // loadNodeConfig reads the properties file (if any), applies overrides in
@@ -82,6 +86,28 @@ func loadNodeConfig(sa serveArgs) (node.Config, []string, error) {
 	}
 	cfg.MaxRequestSize = int32(maxReq)
 	cfg.ClusterID = props["cluster.id"]
+	cfg.DataDir = props["log.dirs"]
+	if strings.Contains(cfg.DataDir, ",") {
+		return cfg, nil, fmt.Errorf("log.dirs=%q: Karst uses a single log directory", cfg.DataDir)
+	}
+	switch props["auto.create.topics.enable"] {
+	case "true":
+		cfg.AutoCreateTopics = true
+	case "false":
+	default:
+		return cfg, nil, fmt.Errorf("auto.create.topics.enable=%q: must be true or false", props["auto.create.topics.enable"])
+	}
+	parts, err := strconv.ParseInt(props["num.partitions"], 10, 32)
+	if err != nil || parts < 1 {
+		return cfg, nil, fmt.Errorf("num.partitions=%q: must be an integer of at least 1", props["num.partitions"])
+	}
+	cfg.DefaultPartitions = int32(parts)
+	rf, err := strconv.ParseInt(props["default.replication.factor"], 10, 16)
+	if err != nil || rf < 1 {
+		return cfg, nil, fmt.Errorf("default.replication.factor=%q: must be an integer of at least 1", props["default.replication.factor"])
+	}
+	cfg.DefaultReplicationFactor = int16(rf)
+	cfg.LogDefaults = klog.DefaultConfig()
 	listeners, err := parseListeners(props["listeners"])
 	if err != nil {
 		return cfg, nil, fmt.Errorf("listeners=%q: %v", props["listeners"], err)

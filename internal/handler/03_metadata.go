@@ -6,7 +6,7 @@ package handler
 //	v1: controller id, rack, internal flag; a null topic list means all.
 //	v2: cluster id.
 //	v3: throttle time.
-//	v4: allow_auto_topic_creation.
+//	v4: allow_auto_topic_creation (before v4 creation is always allowed).
 //	v5: offline replicas.
 //	v7: leader epoch.
 //	v8: authorized operations (v8–v10 also per cluster).
@@ -16,14 +16,18 @@ package handler
 //	v12: topics may be named by id alone.
 //	v13: top-level error code.
 //
-// Not done yet: topics (no topic is known until the partition log lands),
-// so every named topic is answered UNKNOWN_TOPIC_OR_PARTITION.
+// A named topic that does not exist is created when auto.create.topics.enable
+// is on and the request allows it, with num.partitions partitions, as Kafka
+// does; it is answered ready at once because creation here is synchronous.
 
 import (
 	"context"
+	"errors"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/metadata"
 )
 
 func init() { register(3, 0, 13, (*Broker).handleMetadata) }
@@ -41,15 +45,86 @@ func (b *Broker) handleMetadata(_ context.Context, r *Request) Outcome {
 	resp.ClusterID = &clusterID
 	resp.ControllerID = b.opts.NodeID
 	resp.AuthorizedOperations = authorizedOperationsNotRequested
-	for _, t := range req.Topics {
-		topic := kmsg.NewMetadataResponseTopic()
-		topic.Topic, topic.TopicID = t.Topic, t.TopicID
-		topic.ErrorCode = kerr.UnknownTopicOrPartition.Code
-		topic.AuthorizedOperations = authorizedOperationsNotRequested
-		resp.Topics = append(resp.Topics, topic)
+
+	allTopics := req.Topics == nil || (r.Version() == 0 && len(req.Topics) == 0)
+	if allTopics {
+		for _, t := range b.image().Topics() {
+			resp.Topics = append(resp.Topics, b.metadataTopic(t))
+		}
+		return Ready(resp)
+	}
+	autoCreate := b.opts.AutoCreateTopics && (r.Version() < 4 || req.AllowAutoTopicCreation)
+	for _, rt := range req.Topics {
+		resp.Topics = append(resp.Topics, b.metadataRequestedTopic(rt, autoCreate))
 	}
 	return Ready(resp)
 }
+
+func (b *Broker) metadataRequestedTopic(rt kmsg.MetadataRequestTopic, autoCreate bool) kmsg.MetadataResponseTopic {
+	img := b.image()
+	if rt.Topic == nil {
+		if t, ok := img.TopicByID(metadata.UUID(rt.TopicID)); ok {
+			return b.metadataTopic(t)
+		}
+		out := kmsg.NewMetadataResponseTopic()
+		out.TopicID = rt.TopicID
+		out.ErrorCode = kerr.UnknownTopicID.Code
+		out.AuthorizedOperations = authorizedOperationsNotRequested
+		return out
+	}
+	name := *rt.Topic
+	if t, ok := img.Topic(name); ok {
+		return b.metadataTopic(t)
+	}
+	out := kmsg.NewMetadataResponseTopic()
+	out.Topic = &name
+	out.AuthorizedOperations = authorizedOperationsNotRequested
+	out.ErrorCode = kerr.UnknownTopicOrPartition.Code
+	if !autoCreate {
+		return out
+	}
+	if reason := metadata.ValidateTopicName(name); reason != "" || metadata.IsInternalTopic(name) {
+		out.ErrorCode = kerr.InvalidTopicException.Code
+		return out
+	}
+	_, err := b.opts.Metadata.CreateTopic(metadata.CreateTopicRequest{Name: name, NumPartitions: -1, ReplicationFactor: -1})
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		b.logger.Warn("auto-creating a topic failed", "topic", name, "err", err)
+		out.ErrorCode = errorCode(err)
+		return out
+	}
+	b.logger.Info("auto-created topic", "topic", name)
+	if t, ok := b.image().Topic(name); ok {
+		return b.metadataTopic(t)
+	}
+	out.ErrorCode = kerr.LeaderNotAvailable.Code
+	return out
+}
+
+func (b *Broker) metadataTopic(t *metadata.Topic) kmsg.MetadataResponseTopic {
+	out := kmsg.NewMetadataResponseTopic()
+	name := t.Name
+	out.Topic = &name
+	out.TopicID = t.ID
+	out.IsInternal = metadata.IsInternalTopic(t.Name)
+	out.AuthorizedOperations = authorizedOperationsNotRequested
+	for _, p := range t.Partitions {
+		mp := kmsg.NewMetadataResponseTopicPartition()
+		mp.Partition = p.ID
+		mp.Leader = p.Leader
+		mp.LeaderEpoch = p.LeaderEpoch
+		mp.Replicas = p.Replicas
+		mp.ISR = p.ISR
+		mp.OfflineReplicas = []int32{}
+		if _, open := b.opts.Storage.Get(t.Name, p.ID); !open {
+			mp.ErrorCode = kerr.LeaderNotAvailable.Code
+		}
+		out.Partitions = append(out.Partitions, mp)
+	}
+	return out
+}
+
+func (b *Broker) image() *metadata.Image { return b.opts.Metadata.Image() }
 
 // authorizedOperationsNotRequested is Kafka's sentinel (Integer.MIN_VALUE)
 // for "the client did not ask for authorized operations".

@@ -3,6 +3,10 @@ package handler
 import (
 	"context"
 	"log/slog"
+
+	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/storage"
+	"github.com/karst-broker/karst/internal/txn"
 )
 
 // Endpoint is an advertised listener: where clients should connect.
@@ -21,6 +25,17 @@ type Options struct {
 	// Advertised lists the endpoints clients are told about, per listener.
 	Advertised []Endpoint
 	Logger     *slog.Logger
+
+	// Metadata is the cluster metadata (topics, configs, features).
+	Metadata *metadata.Store
+	// Storage holds the partition logs.
+	Storage *storage.Manager
+	// AutoCreateTopics is auto.create.topics.enable.
+	AutoCreateTopics bool
+	// ProducerIDs hands out producer ids.
+	ProducerIDs *txn.ProducerIDs
+	// LogDir is the data directory, as DescribeLogDirs reports it.
+	LogDir string
 }
 
 // Broker is what every handler reaches the rest of Karst through.

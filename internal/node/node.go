@@ -2,57 +2,214 @@ package node
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
+	"time"
 
 	"github.com/karst-broker/karst/internal/handler"
+	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/server"
+	"github.com/karst-broker/karst/internal/storage"
+	"github.com/karst-broker/karst/internal/txn"
 )
+
+// brokerEpoch is this node's registration epoch; a single node that does
+// not register itself with a controller uses 0.
+const brokerEpoch = 0
 
 // Config is everything a node needs to start.
 type Config struct {
 	NodeID    int32
 	ClusterID string
+	// DataDir is log.dirs (a single directory).
+	DataDir string
 	// Listeners are bound in order; Advertised names the endpoints clients
 	// are told about. An advertised port 0 means "the port the matching
 	// listener bound".
 	Listeners      []server.Listener
 	Advertised     []handler.Endpoint
 	MaxRequestSize int32
-	Logger         *slog.Logger
+
+	AutoCreateTopics         bool  // auto.create.topics.enable
+	DefaultPartitions        int32 // num.partitions
+	DefaultReplicationFactor int16 // default.replication.factor
+	// LogDefaults are the broker-wide log settings (log.segment.bytes, ...)
+	// that topic configs override.
+	LogDefaults klog.Config
+	// RetentionCheckInterval is log.retention.check.interval.ms.
+	RetentionCheckInterval time.Duration
+
+	Logger *slog.Logger
 }
 
 // Node is a running broker.
 type Node struct {
-	srv    *server.Server
-	logger *slog.Logger
+	srv         *server.Server
+	storage     *storage.Manager
+	metadataLog *klog.Log
+	store       *metadata.Store
+	stop        context.CancelFunc
+	logger      *slog.Logger
 }
 
-// Start binds, builds and serves a broker.
-func Start(cfg Config) (*Node, error) {
+// Start opens storage and metadata, binds the listeners and serves.
+func Start(cfg Config) (n *Node, err error) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	srv := server.New(server.Config{Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger})
-	if err := srv.Listen(); err != nil {
+	n = &Node{logger: logger}
+	defer func() {
+		if err != nil {
+			n.closeStorage()
+		}
+	}()
+	if err := n.openStorage(&cfg); err != nil {
 		return nil, err
 	}
-	advertised, err := resolveAdvertised(cfg.Advertised, srv)
+	n.srv = server.New(server.Config{Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger})
+	if err := n.srv.Listen(); err != nil {
+		return nil, err
+	}
+	advertised, err := resolveAdvertised(cfg.Advertised, n.srv)
 	if err != nil {
-		srv.Shutdown(context.Background())
+		n.srv.Shutdown(context.Background())
 		return nil, err
 	}
 	broker := handler.NewBroker(handler.Options{
-		ClusterID:  cfg.ClusterID,
-		NodeID:     cfg.NodeID,
-		Advertised: advertised,
-		Logger:     logger,
+		ClusterID:        cfg.ClusterID,
+		NodeID:           cfg.NodeID,
+		Advertised:       advertised,
+		Logger:           logger,
+		Metadata:         n.store,
+		Storage:          n.storage,
+		AutoCreateTopics: cfg.AutoCreateTopics,
+		ProducerIDs: txn.NewProducerIDs(func() (int64, error) {
+			return n.store.AllocateProducerIDs(cfg.NodeID, brokerEpoch)
+		}),
+		LogDir: cfg.DataDir,
 	})
-	srv.Serve(broker)
-	return &Node{srv: srv, logger: logger}, nil
+	ctx, cancel := context.WithCancel(context.Background())
+	n.stop = cancel
+	interval := cfg.RetentionCheckInterval
+	if interval <= 0 {
+		interval = 5 * time.Minute
+	}
+	go n.storage.RunRetention(ctx, interval)
+	n.srv.Serve(broker)
+	return n, nil
+}
+
+// openStorage prepares the log dir (meta.properties), opens the metadata
+// log, replays it and opens every partition it names.
+func (n *Node) openStorage(cfg *Config) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return fmt.Errorf("log.dirs %s: %w", cfg.DataDir, err)
+	}
+	meta, err := ensureMetaProperties(cfg)
+	if err != nil {
+		return err
+	}
+	cfg.ClusterID = meta.ClusterID
+	directoryID, _ := metadata.ParseUUID(meta.DirectoryID)
+
+	defaults := cfg.LogDefaults
+	configFor := func(topic string) klog.Config {
+		if n.store == nil {
+			return defaults
+		}
+		return storage.TopicLogConfig(defaults, n.store.Image().TopicConfigs(topic))
+	}
+	if n.storage, err = storage.Open(cfg.DataDir, configFor, n.logger); err != nil {
+		return err
+	}
+	metaCfg := klog.DefaultConfig()
+	metaCfg.RetentionTime = -1
+	metaCfg.RetentionBytes = -1
+	if n.metadataLog, err = n.storage.OpenLog(metadataLogPartition, metaCfg); err != nil {
+		return fmt.Errorf("opening the metadata log: %w", err)
+	}
+	if _, err := klog.ReadPartitionMetadata(n.metadataLog.Dir()); errors.Is(err, os.ErrNotExist) {
+		if err := klog.WritePartitionMetadata(n.metadataLog.Dir(), klog.TopicID(metadata.MetadataTopicID)); err != nil {
+			return err
+		}
+	}
+	node := metadata.Node{
+		ID:                       cfg.NodeID,
+		DirectoryID:              directoryID,
+		DefaultPartitions:        max(cfg.DefaultPartitions, 1),
+		DefaultReplicationFactor: max(cfg.DefaultReplicationFactor, 1),
+	}
+	n.store, err = metadata.OpenStore(&metadataLog{log: n.metadataLog, now: time.Now}, metadata.StoreOptions{
+		Node: node,
+		OnCommit: func(_, next *metadata.Image, _ []metadata.Record) {
+			if err := n.storage.Reconcile(partitionSpecs(next, cfg.NodeID)); err != nil {
+				n.logger.Error("applying metadata to the partition logs", "err", err)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("replaying the metadata log: %w", err)
+	}
+	return n.storage.Reconcile(partitionSpecs(n.store.Image(), cfg.NodeID))
+}
+
+// partitionSpecs lists the partitions of img that this node hosts.
+func partitionSpecs(img *metadata.Image, nodeID int32) []storage.Spec {
+	var specs []storage.Spec
+	for _, t := range img.Topics() {
+		for _, p := range t.Partitions {
+			for _, r := range p.Replicas {
+				if r == nodeID {
+					specs = append(specs, storage.Spec{
+						TopicPartition: klog.TopicPartition{Topic: t.Name, Partition: p.ID},
+						TopicID:        klog.TopicID(t.ID),
+					})
+					break
+				}
+			}
+		}
+	}
+	return specs
+}
+
+// ensureMetaProperties reads meta.properties, or writes it for a new log
+// dir, and checks it belongs to this node and cluster.
+func ensureMetaProperties(cfg *Config) (klog.MetaProperties, error) {
+	mp, err := klog.ReadMetaProperties(cfg.DataDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		mp = klog.MetaProperties{Version: 1, ClusterID: cfg.ClusterID, NodeID: cfg.NodeID, DirectoryID: newDirectoryID()}
+		if mp.ClusterID == "" {
+			mp.ClusterID = newClusterID()
+		}
+		return mp, klog.WriteMetaProperties(cfg.DataDir, mp)
+	case err != nil:
+		return mp, fmt.Errorf("reading meta.properties: %w", err)
+	}
+	if mp.NodeID != cfg.NodeID {
+		return mp, fmt.Errorf("log dir %s belongs to node.id %d, not %d", cfg.DataDir, mp.NodeID, cfg.NodeID)
+	}
+	if cfg.ClusterID != "" && mp.ClusterID != cfg.ClusterID {
+		return mp, fmt.Errorf("log dir %s belongs to cluster %s, not %s", cfg.DataDir, mp.ClusterID, cfg.ClusterID)
+	}
+	return mp, nil
+}
+
+// newClusterID makes a Kafka-style cluster id: a random Uuid in base64.
+func newClusterID() string { return metadata.RandomUUID().String() }
+
+func newDirectoryID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // resolveAdvertised fills in ports the kernel chose for port-0 listeners.
@@ -85,7 +242,27 @@ func (n *Node) Addr(listener string) net.Addr { return n.srv.Addr(listener) }
 // Stats returns the server's counters.
 func (n *Node) Stats() *server.Stats { return n.srv.Stats() }
 
-// Shutdown stops accepting, finishes in-flight requests and closes.
+// Shutdown stops accepting, finishes in-flight requests, then flushes and
+// closes every log and writes the checkpoint files.
 func (n *Node) Shutdown(ctx context.Context) error {
-	return n.srv.Shutdown(ctx)
+	err := n.srv.Shutdown(ctx)
+	if n.stop != nil {
+		n.stop()
+	}
+	return errors.Join(err, n.closeStorage())
+}
+
+func (n *Node) closeStorage() error {
+	var errs []error
+	if n.storage != nil {
+		if n.metadataLog != nil {
+			errs = append(errs, n.storage.Close(n.metadataLog))
+		} else {
+			errs = append(errs, n.storage.Close())
+		}
+	}
+	if n.metadataLog != nil {
+		errs = append(errs, n.metadataLog.Close())
+	}
+	return errors.Join(errs...)
 }

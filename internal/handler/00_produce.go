@@ -1,0 +1,132 @@
+package handler
+
+// Produce (key 0), versions 0–13 advertised; 3–13 served.
+//
+//	v3: record batches v2 only (magic 2), transactional id.
+//	v5: log start offset in the response.
+//	v8: per-record errors and an error message.
+//	v9: flexible.
+//	v10: current leader and node endpoints on NOT_LEADER (tagged).
+//	v11: no change (KIP-951 hints).
+//	v12: transaction version 2 (the broker adds partitions implicitly).
+//	v13: topics named by id.
+//
+// v0–v2 are advertised as Apache Kafka 4 advertises them (librdkafka
+// needs Produce v0 in the table to start) and refused per partition with
+// UNSUPPORTED_VERSION, as Kafka refuses them.
+//
+// acks=0 is not answered. acks=1 and acks=-1 are answered once the batches
+// are on disk: appends from concurrent requests share one fsync (group
+// commit), unless the topic's flush settings choose page-cache durability.
+
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/metadata"
+)
+
+func init() { register(0, 0, 13, (*Broker).handleProduce) }
+
+// defaultProduceTimeout bounds the wait for fsync when a request gives no
+// timeout.
+const defaultProduceTimeout = 30 * time.Second
+
+// minProduceVersion is the oldest Produce version Karst accepts.
+const minProduceVersion = 3
+
+// pendingDurable is an appended batch whose response waits for fsync.
+type pendingDurable struct {
+	log    *klog.Log
+	offset int64
+	out    *kmsg.ProduceResponseTopicPartition
+}
+
+func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
+	req := r.Body.(*kmsg.ProduceRequest)
+	resp := kmsg.NewPtrProduceResponse()
+	resp.Topics = make([]kmsg.ProduceResponseTopic, len(req.Topics))
+	var waits []pendingDurable
+	img := b.image()
+	for i, rt := range req.Topics {
+		out := &resp.Topics[i]
+		*out = kmsg.NewProduceResponseTopic()
+		out.Topic, out.TopicID = rt.Topic, rt.TopicID
+		topic, topicErr := b.produceTopic(img, r.Version(), rt)
+		out.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
+		for j, rp := range rt.Partitions {
+			po := &out.Partitions[j]
+			*po = kmsg.NewProduceResponseTopicPartition()
+			po.Partition = rp.Partition
+			po.BaseOffset, po.LogAppendTime, po.LogStartOffset = -1, -1, -1
+			if r.Version() < minProduceVersion {
+				po.ErrorCode = kerr.UnsupportedVersion.Code
+				continue
+			}
+			if topicErr != 0 {
+				po.ErrorCode = topicErr
+				continue
+			}
+			meta, ok := topic.Partition(rp.Partition)
+			part, open := b.opts.Storage.Get(topic.Name, rp.Partition)
+			if !ok || !open {
+				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				continue
+			}
+			res, err := part.Log.Append(rp.Records, klog.AppendOptions{Origin: klog.FromClient, LeaderEpoch: meta.LeaderEpoch})
+			if err != nil {
+				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
+				continue
+			}
+			po.BaseOffset, po.LogAppendTime, po.LogStartOffset = res.FirstOffset, res.LogAppendTime, res.LogStartOffset
+			if res.LastOffset >= 0 {
+				waits = append(waits, pendingDurable{log: part.Log, offset: res.LastOffset, out: po})
+			}
+		}
+	}
+	if req.Acks == 0 {
+		return Outcome{NoResponse: true}
+	}
+	if len(waits) == 0 {
+		return Ready(resp)
+	}
+	timeout := time.Duration(req.TimeoutMillis) * time.Millisecond
+	if timeout <= 0 {
+		timeout = defaultProduceTimeout
+	}
+	return Outcome{Later: func(ctx context.Context) kmsg.Response {
+		// Shutdown does not cut an fsync short: the logs stay open until
+		// every in-flight request is answered.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		for _, w := range waits {
+			if err := w.log.WaitDurable(ctx, w.offset); err != nil {
+				w.out.ErrorCode = kerr.RequestTimedOut.Code
+				if ctx.Err() == nil {
+					w.out.ErrorCode = errorCode(err)
+				}
+				w.out.ErrorMessage = errorMessage(err)
+				w.out.BaseOffset = -1
+			}
+		}
+		return resp
+	}}
+}
+
+// produceTopic resolves a request topic by name (v0–v12) or id (v13+).
+func (b *Broker) produceTopic(img *metadata.Image, version int16, rt kmsg.ProduceRequestTopic) (*metadata.Topic, int16) {
+	if version >= 13 {
+		if t, ok := img.TopicByID(metadata.UUID(rt.TopicID)); ok {
+			return t, 0
+		}
+		return nil, kerr.UnknownTopicID.Code
+	}
+	if t, ok := img.Topic(rt.Topic); ok {
+		return t, 0
+	}
+	return nil, kerr.UnknownTopicOrPartition.Code
+}

@@ -1,0 +1,103 @@
+package handler
+
+// ListOffsets (key 2), versions 1–10 (Kafka 4 dropped v0).
+//
+//	v1: one offset per partition (no max_num_offsets).
+//	v2: isolation level.
+//	v4: current leader epoch (fencing) and the leader epoch of the answer.
+//	v6: flexible.
+//	v7: MAX_TIMESTAMP (-3).
+//	v8: EARLIEST_LOCAL_TIMESTAMP (-4).
+//	v9: LATEST_TIERED_TIMESTAMP (-5).
+//	v10: timeout (for remote storage).
+//
+// Special timestamps: -1 latest (the high watermark, or the last stable
+// offset for read_committed), -2 earliest (the log start offset), -3 the
+// record with the largest timestamp, -4 earliest local (the log start
+// offset: all data is local), -5 latest tiered (-1: nothing is tiered). A
+// timestamp >= 0 finds the first record whose timestamp is at least it,
+// through the time index.
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/storage"
+)
+
+func init() { register(2, 1, 10, (*Broker).handleListOffsets) }
+
+// The special timestamps of ListOffsets.
+const (
+	latestTimestamp        = -1
+	earliestTimestamp      = -2
+	maxTimestamp           = -3
+	earliestLocalTimestamp = -4
+	latestTieredTimestamp  = -5
+)
+
+func (b *Broker) handleListOffsets(_ context.Context, r *Request) Outcome {
+	req := r.Body.(*kmsg.ListOffsetsRequest)
+	resp := kmsg.NewPtrListOffsetsResponse()
+	img := b.image()
+	for _, rt := range req.Topics {
+		out := kmsg.NewListOffsetsResponseTopic()
+		out.Topic = rt.Topic
+		topic, topicOK := img.Topic(rt.Topic)
+		for _, rp := range rt.Partitions {
+			po := kmsg.NewListOffsetsResponseTopicPartition()
+			po.Partition = rp.Partition
+			po.Timestamp, po.Offset, po.LeaderEpoch = -1, -1, -1
+			if !topicOK {
+				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				out.Partitions = append(out.Partitions, po)
+				continue
+			}
+			part, meta, code := b.leaderPartition(topic, rp.Partition, rp.CurrentLeaderEpoch)
+			if po.ErrorCode = code; code == 0 {
+				po.LeaderEpoch = meta.LeaderEpoch
+				b.listOffset(part, rp.Timestamp, req.IsolationLevel, &po)
+			}
+			out.Partitions = append(out.Partitions, po)
+		}
+		resp.Topics = append(resp.Topics, out)
+	}
+	return Ready(resp)
+}
+
+func (b *Broker) listOffset(part *storage.Partition, ts int64, isolation int8, po *kmsg.ListOffsetsResponseTopicPartition) {
+	l := part.Log
+	switch ts {
+	case latestTimestamp:
+		po.Offset = l.HighWatermark()
+	case earliestTimestamp, earliestLocalTimestamp:
+		po.Offset = l.LogStartOffset()
+	case latestTieredTimestamp:
+		po.Offset = -1
+	case maxTimestamp:
+		res, found, err := l.MaxTimestamp()
+		if err != nil {
+			po.ErrorCode = errorCode(err)
+			return
+		}
+		if found {
+			po.Timestamp, po.Offset = res.Timestamp, res.Offset
+		}
+	default:
+		if ts < 0 {
+			po.ErrorCode = kerr.UnknownServerError.Code
+			return
+		}
+		res, found, err := l.OffsetForTimestamp(ts)
+		if err != nil {
+			po.ErrorCode = errorCode(err)
+			return
+		}
+		if found {
+			po.Timestamp, po.Offset = res.Timestamp, res.Offset
+		}
+	}
+	_ = isolation // read_committed equals read_uncommitted until transactions exist
+}

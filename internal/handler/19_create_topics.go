@@ -1,0 +1,102 @@
+package handler
+
+// CreateTopics (key 19), versions 2–7 (Kafka 4 dropped v0–v1).
+//
+//	v2: error messages.
+//	v3: no change.
+//	v4: -1 partitions / replication factor mean the broker defaults.
+//	v5: flexible; the response reports partitions, replication factor and
+//	    the resulting configs.
+//	v6: no change.
+//	v7: topic ids in the response.
+//
+// validate_only checks everything and creates nothing. The timeout is not
+// needed: creation has finished when the response is sent.
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/metadata"
+)
+
+func init() { register(19, 2, 7, (*Broker).handleCreateTopics) }
+
+func (b *Broker) handleCreateTopics(_ context.Context, r *Request) Outcome {
+	req := r.Body.(*kmsg.CreateTopicsRequest)
+	resp := kmsg.NewPtrCreateTopicsResponse()
+	seen := map[string]int{}
+	for _, t := range req.Topics {
+		seen[t.Topic]++
+	}
+	for _, t := range req.Topics {
+		out := kmsg.NewCreateTopicsResponseTopic()
+		out.Topic = t.Topic
+		out.NumPartitions, out.ReplicationFactor = -1, -1
+		if seen[t.Topic] > 1 {
+			out.ErrorCode = kerr.InvalidRequest.Code
+			msg := "Create topics request from client contains multiple entries for the following topics: " + t.Topic
+			out.ErrorMessage = &msg
+			resp.Topics = append(resp.Topics, out)
+			continue
+		}
+		ct := metadata.CreateTopicRequest{
+			Name:              t.Topic,
+			NumPartitions:     t.NumPartitions,
+			ReplicationFactor: t.ReplicationFactor,
+			Configs:           map[string]*string{},
+		}
+		for _, a := range t.ReplicaAssignment {
+			for len(ct.Assignments) <= int(a.Partition) {
+				ct.Assignments = append(ct.Assignments, nil)
+			}
+			ct.Assignments[a.Partition] = a.Replicas
+		}
+		for _, c := range t.Configs {
+			ct.Configs[c.Name] = c.Value
+		}
+		var err error
+		if req.ValidateOnly {
+			_, _, err = b.image().CreateTopic(b.opts.Metadata.Node(), ct)
+		} else {
+			_, err = b.opts.Metadata.CreateTopic(ct)
+		}
+		if err != nil {
+			out.ErrorCode, out.ErrorMessage = errorCode(err), errorMessage(err)
+			resp.Topics = append(resp.Topics, out)
+			continue
+		}
+		if !req.ValidateOnly {
+			b.logger.Info("created topic", "topic", t.Topic)
+		}
+		b.describeCreatedTopic(&out, ct, req.ValidateOnly)
+		resp.Topics = append(resp.Topics, out)
+	}
+	return Ready(resp)
+}
+
+// describeCreatedTopic fills the v5+ fields: what the topic got.
+func (b *Broker) describeCreatedTopic(out *kmsg.CreateTopicsResponseTopic, ct metadata.CreateTopicRequest, validateOnly bool) {
+	node := b.opts.Metadata.Node()
+	out.NumPartitions, out.ReplicationFactor = ct.NumPartitions, ct.ReplicationFactor
+	if len(ct.Assignments) > 0 {
+		out.NumPartitions, out.ReplicationFactor = int32(len(ct.Assignments)), int16(len(ct.Assignments[0]))
+	}
+	if out.NumPartitions == -1 {
+		out.NumPartitions = node.DefaultPartitions
+	}
+	if out.ReplicationFactor == -1 {
+		out.ReplicationFactor = node.DefaultReplicationFactor
+	}
+	if t, ok := b.image().Topic(ct.Name); ok && !validateOnly {
+		out.TopicID = t.ID
+	}
+	for name, value := range ct.Configs {
+		c := kmsg.NewCreateTopicsResponseTopicConfig()
+		c.Name, c.Value = name, value
+		c.Source = int8(kmsg.ConfigSourceDynamicTopicConfig)
+		out.Configs = append(out.Configs, c)
+	}
+}

@@ -1,0 +1,55 @@
+// Package log owns the partition log in Apache Kafka's on-disk format, so a
+// directory written by Kafka 3.x/4.x can be served by Karst and the reverse.
+//
+// # Files
+//
+// A partition directory "<topic>-<partition>" holds segments named by their
+// base offset in 20 digits:
+//
+//	00000000000000000000.log        record batches exactly as stored (package record)
+//	00000000000000000000.index      sparse offset index: {relOffset int32, position int32}
+//	00000000000000000000.timeindex  time index: {timestamp int64, relOffset int32}
+//	00000000000000000000.txnindex   aborted transactions (reserved; not written yet)
+//	00000000000000004096.snapshot   idempotent producer state at that offset
+//	leader-epoch-checkpoint         "0", count, "epoch startOffset" lines
+//	partition.metadata              "version: 0", "topic_id: <base64 uuid>"
+//
+// Index entries are written as Kafka's LogSegment.append writes them: when
+// more than index.interval.bytes have been appended since the last entry,
+// the next batch gets an offset entry (its last offset -> its position) and
+// the time index gets (max timestamp so far, offset of that batch) if the
+// timestamp grew. Index files are preallocated to segment.index.bytes while
+// their segment is active and trimmed to their entries on roll and close.
+//
+// The log dir root holds meta.properties and the offset checkpoints
+// (recovery-point-offset-checkpoint, log-start-offset-checkpoint,
+// replication-offset-checkpoint); logdir.go reads and writes them, and the
+// broker decides when.
+//
+// # Recovery
+//
+// Open validates every batch (length, magic, CRC32C, increasing offsets) of
+// the segment holding Config.RecoveryPoint and of all later ones, rebuilds
+// their indexes, truncates the first segment with a bad tail at the last
+// good batch and deletes the segments after it; each cut is logged at WARN.
+// Earlier segments only get an index sanity check (rebuilt if it fails).
+// Producer state comes from the newest snapshot plus a replay of the batch
+// headers after it.
+//
+// # Durability
+//
+// Append writes to the page cache and returns offsets. With GroupCommit
+// (the default) the caller then blocks in WaitDurable until the log's single
+// flusher goroutine has finished an fsync covering its last offset; one
+// fsync serves every append that arrived before it started. With PageCache,
+// Kafka's flush.messages / flush.ms drive flushing and WaitDurable returns
+// at once. RecoveryPoint is what has been fsynced.
+//
+// # Concurrency
+//
+// See the Log type: one RWMutex, writes (append, roll, retention) exclusive,
+// index lookups shared, file I/O for reads outside the lock. Many producers
+// may call Append concurrently (they serialize on the lock; CRC checks run
+// before it), and fetches read while appends happen. Long-polling fetches
+// park on AppendSignal / WaitForData.
+package log

@@ -1,0 +1,61 @@
+package log
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ListPartitionDirs returns the partition directories of a log dir, keyed
+// by topic-partition. Kafka's in-flight names are skipped: "-delete"
+// (topic being deleted), "-future" (moving between dirs), "-stray", and
+// __cluster_metadata-0, which belongs to the metadata package.
+func ListPartitionDirs(logDir string) (map[TopicPartition]string, error) {
+	entries, err := os.ReadDir(logDir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[TopicPartition]string{}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || strings.HasSuffix(name, "-delete") || strings.HasSuffix(name, "-future") ||
+			strings.HasSuffix(name, "-stray") || name == "__cluster_metadata-0" {
+			continue
+		}
+		topic, p, ok := ParseTopicPartition(name)
+		if !ok {
+			continue
+		}
+		out[TopicPartition{topic, p}] = filepath.Join(logDir, name)
+	}
+	return out, nil
+}
+
+// Delete closes the log and removes its directory (topic deletion). Like
+// Kafka it first renames the directory to "<dir>.<n>-delete", so a crash
+// midway leaves a name ListPartitionDirs skips and a later pass can remove.
+func (l *Log) Delete() error {
+	if err := l.Close(); err != nil {
+		l.logger.Warn("closing log before delete", "err", err)
+	}
+	doomed := l.dir + ".d-delete"
+	if err := os.Rename(l.dir, doomed); err != nil {
+		return err
+	}
+	_ = syncDir(filepath.Dir(l.dir))
+	return os.RemoveAll(doomed)
+}
+
+// UpdateConfig applies changed topic configs (segment.*, retention.*,
+// flush.*, message.timestamp.type, max.message.bytes, ...) to a running
+// log. RecoveryPoint, LogStartOffset, Durability, flush.* and the clock are
+// fixed at Open and ignored here (flush settings apply at the next Open).
+func (l *Log) UpdateConfig(cfg Config) {
+	cfg = cfg.withDefaults()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cfg.RecoveryPoint, cfg.LogStartOffset, cfg.Durability = l.cfg.RecoveryPoint, l.cfg.LogStartOffset, l.cfg.Durability
+	cfg.FlushInterval, cfg.FlushMessages, cfg.Now = l.cfg.FlushInterval, l.cfg.FlushMessages, l.cfg.Now
+	l.cfg = cfg
+	l.maxMessageBytes.Store(int64(cfg.MaxMessageBytes))
+}

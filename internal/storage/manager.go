@@ -1,0 +1,261 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	klog "github.com/karst-broker/karst/internal/log"
+)
+
+// Partition is one open partition log.
+type Partition struct {
+	klog.TopicPartition
+	TopicID klog.TopicID
+	Log     *klog.Log
+}
+
+// Spec names a partition the metadata says this node hosts.
+type Spec struct {
+	klog.TopicPartition
+	TopicID klog.TopicID
+}
+
+// ConfigFunc returns the effective log configuration of a topic: its
+// overrides on top of the broker defaults.
+type ConfigFunc func(topic string) klog.Config
+
+// Manager owns the partition logs of one log dir.
+type Manager struct {
+	dir       string
+	logger    *slog.Logger
+	configFor ConfigFunc
+
+	// mu serialises changes to the set of partitions; readers use parts.
+	mu    sync.Mutex
+	parts atomic.Pointer[map[klog.TopicPartition]*Partition]
+
+	recoveryPoints  map[klog.TopicPartition]int64
+	logStartOffsets map[klog.TopicPartition]int64
+}
+
+// Open prepares the log dir; partitions are opened by Reconcile.
+func Open(dir string, configFor ConfigFunc, logger *slog.Logger) (*Manager, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("log dir %s: %w", dir, err)
+	}
+	m := &Manager{dir: dir, logger: logger, configFor: configFor}
+	var err error
+	if m.recoveryPoints, err = klog.ReadOffsetCheckpoint(filepath.Join(dir, klog.RecoveryPointCheckpointFile)); err != nil {
+		return nil, err
+	}
+	if m.logStartOffsets, err = klog.ReadOffsetCheckpoint(filepath.Join(dir, klog.LogStartOffsetCheckpointFile)); err != nil {
+		return nil, err
+	}
+	empty := map[klog.TopicPartition]*Partition{}
+	m.parts.Store(&empty)
+	m.removeDeletedDirs()
+	return m, nil
+}
+
+// Dir is the log dir.
+func (m *Manager) Dir() string { return m.dir }
+
+// Get returns an open partition.
+func (m *Manager) Get(topic string, partition int32) (*Partition, bool) {
+	p, ok := (*m.parts.Load())[klog.TopicPartition{Topic: topic, Partition: partition}]
+	return p, ok
+}
+
+// All returns every open partition.
+func (m *Manager) All() []*Partition {
+	parts := *m.parts.Load()
+	out := make([]*Partition, 0, len(parts))
+	for _, p := range parts {
+		out = append(out, p)
+	}
+	return out
+}
+
+// OpenLog opens a log outside the topic set (the metadata log), with the
+// recovery point from the checkpoint.
+func (m *Manager) OpenLog(tp klog.TopicPartition, cfg klog.Config) (*klog.Log, error) {
+	m.applyCheckpoints(tp, &cfg)
+	return klog.Open(filepath.Join(m.dir, tp.String()), cfg, m.logger)
+}
+
+func (m *Manager) applyCheckpoints(tp klog.TopicPartition, cfg *klog.Config) {
+	if rp, ok := m.recoveryPoints[tp]; ok {
+		cfg.RecoveryPoint = rp
+	}
+	if lso, ok := m.logStartOffsets[tp]; ok {
+		cfg.LogStartOffset = lso
+	}
+}
+
+// Reconcile makes the open partitions exactly those in want: it opens (and
+// creates) the missing ones and closes and deletes the directories of the
+// ones no longer wanted. A partition directory whose partition.metadata
+// names another topic id belongs to an earlier topic of the same name and
+// is deleted first.
+func (m *Manager) Reconcile(want []Spec) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := *m.parts.Load()
+	next := make(map[klog.TopicPartition]*Partition, len(want))
+	var errs []error
+	for _, s := range want {
+		if p, ok := old[s.TopicPartition]; ok && p.TopicID == s.TopicID {
+			next[s.TopicPartition] = p
+			continue
+		}
+		p, err := m.openPartition(s)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		next[s.TopicPartition] = p
+	}
+	m.parts.Store(&next)
+	for tp, p := range old {
+		if q, ok := next[tp]; ok && q == p {
+			continue
+		}
+		m.deletePartition(p)
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Manager) openPartition(s Spec) (*Partition, error) {
+	dir := filepath.Join(m.dir, s.TopicPartition.String())
+	if id, err := klog.ReadPartitionMetadata(dir); err == nil && id != s.TopicID {
+		m.logger.Warn("partition directory belongs to an earlier topic with the same name; deleting it",
+			"dir", dir, "found_topic_id", id.String(), "topic_id", s.TopicID.String())
+		if err := m.moveToDelete(dir, id); err != nil {
+			return nil, err
+		}
+	}
+	cfg := m.configFor(s.Topic)
+	m.applyCheckpoints(s.TopicPartition, &cfg)
+	l, err := klog.Open(dir, cfg, m.logger)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", s.TopicPartition, err)
+	}
+	if err := klog.WritePartitionMetadata(dir, s.TopicID); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("writing partition.metadata of %s: %w", s.TopicPartition, err)
+	}
+	return &Partition{TopicPartition: s.TopicPartition, TopicID: s.TopicID, Log: l}, nil
+}
+
+// deleteSuffix marks directories awaiting removal, as Kafka names them.
+const deleteSuffix = "-delete"
+
+func (m *Manager) deletePartition(p *Partition) {
+	if err := p.Log.Close(); err != nil {
+		m.logger.Warn("closing a deleted partition", "partition", p.TopicPartition.String(), "err", err)
+	}
+	if err := m.moveToDelete(p.Log.Dir(), p.TopicID); err != nil {
+		m.logger.Error("could not delete partition directory", "dir", p.Log.Dir(), "err", err)
+	}
+	delete(m.recoveryPoints, p.TopicPartition)
+	delete(m.logStartOffsets, p.TopicPartition)
+}
+
+// moveToDelete renames a partition directory to Kafka's
+// "<topic>-<partition>.<topic id hex>-delete" form and removes it.
+func (m *Manager) moveToDelete(dir string, id klog.TopicID) error {
+	target := fmt.Sprintf("%s.%x%s", dir, id[:], deleteSuffix)
+	if err := os.Rename(dir, target); err != nil {
+		return err
+	}
+	return os.RemoveAll(target)
+}
+
+// removeDeletedDirs finishes deletions a crash interrupted.
+func (m *Manager) removeDeletedDirs() {
+	entries, err := os.ReadDir(m.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasSuffix(e.Name(), deleteSuffix) {
+			if err := os.RemoveAll(filepath.Join(m.dir, e.Name())); err != nil {
+				m.logger.Warn("removing a deleted partition directory", "dir", e.Name(), "err", err)
+			}
+		}
+	}
+}
+
+// WriteCheckpoints records every partition's recovery point and log start
+// offset in the log dir's checkpoint files, as Kafka does periodically and
+// at shutdown. extra adds logs outside the topic set (the metadata log).
+func (m *Manager) WriteCheckpoints(extra ...*klog.Log) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rp := map[klog.TopicPartition]int64{}
+	lso := map[klog.TopicPartition]int64{}
+	for tp, p := range *m.parts.Load() {
+		rp[tp] = p.Log.RecoveryPoint()
+		lso[tp] = p.Log.LogStartOffset()
+	}
+	for _, l := range extra {
+		tp := klog.TopicPartition{Topic: l.Topic(), Partition: l.Partition()}
+		rp[tp] = l.RecoveryPoint()
+		lso[tp] = l.LogStartOffset()
+	}
+	m.recoveryPoints, m.logStartOffsets = rp, lso
+	return errors.Join(
+		klog.WriteOffsetCheckpoint(filepath.Join(m.dir, klog.RecoveryPointCheckpointFile), rp),
+		klog.WriteOffsetCheckpoint(filepath.Join(m.dir, klog.LogStartOffsetCheckpointFile), lso),
+	)
+}
+
+// RunRetention deletes segments past retention.ms / retention.bytes every
+// interval until ctx ends.
+func (m *Manager) RunRetention(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for _, p := range m.All() {
+				if n, err := p.Log.DeleteOldSegments(); err != nil {
+					m.logger.Warn("retention", "partition", p.TopicPartition.String(), "err", err)
+				} else if n > 0 {
+					m.logger.Info("retention deleted segments", "partition", p.TopicPartition.String(), "segments", n,
+						"log_start_offset", p.Log.LogStartOffset())
+				}
+			}
+		}
+	}
+}
+
+// Close flushes and closes every partition and writes the checkpoints.
+func (m *Manager) Close(extra ...*klog.Log) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var errs []error
+	for _, p := range m.All() {
+		if err := p.Log.Flush(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, m.WriteCheckpoints(extra...))
+	for _, p := range m.All() {
+		errs = append(errs, p.Log.Close())
+	}
+	return errors.Join(errs...)
+}
