@@ -17,12 +17,17 @@ package handler
 // A fetch that has fewer than MinBytes to return waits, parked on the
 // partitions' append signals, until enough arrives or MaxWaitMs passes. A
 // fetch whose MinBytes exceeds MaxBytes can never be satisfied and is
-// answered at once with what there is.
+// answered at once with what there is, as is a fetch with any partition in
+// error.
 //
-// Not done yet: fetch sessions are declined (session id 0 in every
-// answer, which KIP-227 allows, so clients fetch in full each time);
-// read_committed reads up to the high watermark because there are no
-// transactions yet; records are copied, not sent with sendfile.
+// Sessions (v7+): epoch 0 opens a session with the request's partitions
+// and a full answer; later requests carry only changes (new or moved
+// partitions, forgotten ones) and get back only partitions with records,
+// errors, or a moved high watermark, last stable or log start offset.
+//
+// Not done yet: read_committed reads up to the high watermark because
+// there are no transactions yet; records are copied, not sent with
+// sendfile.
 
 import (
 	"context"
@@ -32,124 +37,241 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/storage"
 )
 
 func init() { register(1, 4, 18, (*Broker).handleFetch) }
 
-// fetchTarget is one requested partition, resolved once.
+// Session epochs with a meaning of their own (KIP-227).
+const (
+	fetchEpochInitial = 0  // open a new session
+	fetchEpochFinal   = -1 // no session, or close the named one
+)
+
+// fetchTarget is one partition to read and, once read, its answer.
 type fetchTarget struct {
-	topic, partition int // indexes into the response
-	part             *storage.Partition
-	req              kmsg.FetchRequestTopicPartition
+	key     fetchsession.Key
+	offset  int64
+	max     int32
+	epoch   int32
+	session *fetchsession.Partition // nil without a session
+
+	part *storage.Partition // nil when code is set before reading
+	out  kmsg.FetchResponseTopicPartition
 }
 
 func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.FetchRequest)
-	resp := kmsg.NewPtrFetchResponse()
-	if req.SessionID != 0 {
-		// Karst hands out no session ids, so none can be found.
-		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
-		return Ready(resp)
-	}
-	targets := b.resolveFetch(r.Version(), req, resp)
+	version := r.Version()
 	maxWait := time.Duration(req.MaxWaitMillis) * time.Millisecond
-	// Kafka answers at once when any partition has an error.
-	canWait := req.MinBytes > 0 && req.MinBytes <= req.MaxBytes && maxWait > 0 && len(targets) == fetchPartitionCount(req)
 	return Outcome{Later: func(ctx context.Context) kmsg.Response {
+		resp := kmsg.NewPtrFetchResponse()
+		sess, incremental, code := b.openFetchSession(version, req)
+		if code != 0 {
+			resp.ErrorCode = code
+			return resp
+		}
+		if sess != nil {
+			defer sess.Unlock()
+			resp.SessionID = sess.ID
+		}
+		targets := b.fetchTargets(version, req, sess, incremental)
+		canWait := req.MinBytes > 0 && req.MinBytes <= req.MaxBytes && maxWait > 0 && !anyResolveError(targets)
 		deadline := time.Now().Add(maxWait)
 		for {
 			signals := appendSignals(targets)
-			got, failed := b.readFetch(req, resp, targets)
-			if !canWait || failed || got >= int(req.MinBytes) || !time.Now().Before(deadline) {
-				return resp
+			got := readFetch(req, targets)
+			if !canWait || got >= int(req.MinBytes) || !time.Now().Before(deadline) || anyReadError(targets) {
+				break
 			}
 			if !waitAny(ctx, signals, time.Until(deadline)) {
-				b.readFetch(req, resp, targets)
-				return resp
+				readFetch(req, targets)
+				break
 			}
 		}
+		assembleFetch(resp, targets, incremental)
+		if incremental {
+			sess.NextEpoch()
+		}
+		return resp
 	}}
 }
 
-// resolveFetch lays out the response and resolves every partition; errors
-// known before reading (unknown topic or partition, fenced epoch) are set
-// here.
-func (b *Broker) resolveFetch(version int16, req *kmsg.FetchRequest, resp *kmsg.FetchResponse) []fetchTarget {
-	img := b.image()
-	var targets []fetchTarget
-	for _, rt := range req.Topics {
-		out := kmsg.NewFetchResponseTopic()
-		out.Topic, out.TopicID = rt.Topic, rt.TopicID
-		var topic *metadata.Topic
-		var ok bool
-		if version >= 13 {
-			topic, ok = img.TopicByID(metadata.UUID(rt.TopicID))
-		} else {
-			topic, ok = img.Topic(rt.Topic)
+// openFetchSession applies the session fields of a request: it returns the
+// session to use, locked (nil for a sessionless fetch), whether the answer
+// is incremental, or an error code for the whole response.
+func (b *Broker) openFetchSession(version int16, req *kmsg.FetchRequest) (*fetchsession.Session, bool, int16) {
+	if version < 7 {
+		return nil, false, 0
+	}
+	cache := b.opts.FetchSessions
+	switch {
+	case req.SessionID == 0 && req.SessionEpoch == fetchEpochFinal:
+		return nil, false, 0
+	case req.SessionID == 0 && req.SessionEpoch == fetchEpochInitial:
+	case req.SessionEpoch == fetchEpochFinal:
+		cache.Remove(req.SessionID)
+		return nil, false, 0
+	case req.SessionEpoch == fetchEpochInitial:
+		cache.Remove(req.SessionID)
+	case req.SessionID == 0:
+		return nil, false, kerr.InvalidFetchSessionEpoch.Code
+	default:
+		s, ok := cache.Get(req.SessionID)
+		if !ok {
+			return nil, false, kerr.FetchSessionIDNotFound.Code
 		}
+		s.Lock()
+		if s.Epoch != req.SessionEpoch {
+			s.Unlock()
+			return nil, false, kerr.InvalidFetchSessionEpoch.Code
+		}
+		return s, true, 0
+	}
+	s := cache.New()
+	if s == nil {
+		return nil, false, 0
+	}
+	s.Lock()
+	return s, false, 0
+}
+
+// fetchTargets lists the partitions to read: the request's for a
+// sessionless fetch, the session's (after applying the request's changes)
+// otherwise.
+func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetchsession.Session, incremental bool) []*fetchTarget {
+	var targets []*fetchTarget
+	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {
-			po := kmsg.NewFetchResponseTopicPartition()
-			po.Partition = rp.Partition
-			po.HighWatermark, po.LastStableOffset, po.LogStartOffset = -1, -1, -1
-			po.PreferredReadReplica = -1
-			switch {
-			case !ok && version >= 13:
-				po.ErrorCode = kerr.UnknownTopicID.Code
-			case !ok:
-				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			default:
-				part, _, code := b.leaderPartition(topic, rp.Partition, rp.CurrentLeaderEpoch)
-				if po.ErrorCode = code; code == 0 {
-					targets = append(targets, fetchTarget{topic: len(resp.Topics), partition: len(out.Partitions), part: part, req: rp})
+			key := fetchsession.Key{Topic: rt.Topic, Partition: rp.Partition}
+			if version >= 13 {
+				key = fetchsession.Key{TopicID: rt.TopicID, Partition: rp.Partition}
+			}
+			t := &fetchTarget{key: key, offset: rp.FetchOffset, max: rp.PartitionMaxBytes, epoch: rp.CurrentLeaderEpoch}
+			if sess != nil {
+				sess.Upsert(fetchsession.Partition{Key: key, FetchOffset: rp.FetchOffset, MaxBytes: rp.PartitionMaxBytes,
+					CurrentLeaderEpoch: rp.CurrentLeaderEpoch, LastFetchedEpoch: rp.LastFetchedEpoch, LogStartOffset: rp.LogStartOffset})
+				continue
+			}
+			targets = append(targets, t)
+		}
+	}
+	if sess != nil {
+		if incremental {
+			for _, ft := range req.ForgottenTopics {
+				for _, p := range ft.Partitions {
+					key := fetchsession.Key{Topic: ft.Topic, Partition: p}
+					if version >= 13 {
+						key = fetchsession.Key{TopicID: ft.TopicID, Partition: p}
+					}
+					sess.Forget(key)
 				}
 			}
-			out.Partitions = append(out.Partitions, po)
 		}
-		resp.Topics = append(resp.Topics, out)
+		for _, sp := range sess.Partitions() {
+			targets = append(targets, &fetchTarget{key: sp.Key, offset: sp.FetchOffset, max: sp.MaxBytes, epoch: sp.CurrentLeaderEpoch, session: sp})
+		}
+	}
+	img := b.image()
+	for _, t := range targets {
+		b.resolveFetchTarget(img, t)
 	}
 	return targets
 }
 
-// readFetch reads every target into resp, within the request's byte
-// limits, and returns the bytes read and whether a partition failed. The
-// first partition with data returns at least one whole batch (KIP-74).
-func (b *Broker) readFetch(req *kmsg.FetchRequest, resp *kmsg.FetchResponse, targets []fetchTarget) (int, bool) {
-	remaining := int(req.MaxBytes)
-	total, failed := 0, false
+func (b *Broker) resolveFetchTarget(img *metadata.Image, t *fetchTarget) {
+	t.out = kmsg.NewFetchResponseTopicPartition()
+	t.out.Partition = t.key.Partition
+	t.out.HighWatermark, t.out.LastStableOffset, t.out.LogStartOffset = -1, -1, -1
+	t.out.PreferredReadReplica = -1
+	var topic *metadata.Topic
+	var ok bool
+	if t.key.Topic == "" {
+		if topic, ok = img.TopicByID(metadata.UUID(t.key.TopicID)); !ok {
+			t.out.ErrorCode = kerr.UnknownTopicID.Code
+			return
+		}
+	} else if topic, ok = img.Topic(t.key.Topic); !ok {
+		t.out.ErrorCode = kerr.UnknownTopicOrPartition.Code
+		return
+	}
+	t.part, _, t.out.ErrorCode = b.leaderPartition(topic, t.key.Partition, t.epoch)
+}
+
+func anyResolveError(targets []*fetchTarget) bool {
 	for _, t := range targets {
-		po := &resp.Topics[t.topic].Partitions[t.partition]
-		limit := min(int(t.req.PartitionMaxBytes), remaining)
-		data, res, err := t.part.Log.ReadBytes(po.RecordBatches[:0], t.req.FetchOffset, max(limit, 0), total == 0)
-		po.HighWatermark, po.LogStartOffset = res.HighWatermark, res.LogStartOffset
-		po.LastStableOffset = res.HighWatermark
-		if err != nil {
-			po.ErrorCode = errorCode(err)
-			po.RecordBatches = nil
-			failed = true
+		if t.part == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func anyReadError(targets []*fetchTarget) bool {
+	for _, t := range targets {
+		if t.out.ErrorCode != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// readFetch reads every resolvable target within the request's byte limits
+// and returns the bytes read. The first partition with data returns at
+// least one whole batch (KIP-74).
+func readFetch(req *kmsg.FetchRequest, targets []*fetchTarget) int {
+	remaining := int(req.MaxBytes)
+	total := 0
+	for _, t := range targets {
+		if t.part == nil {
 			continue
 		}
-		po.ErrorCode = 0
-		po.RecordBatches = data
+		limit := max(min(int(t.max), remaining), 0)
+		data, res, err := t.part.Log.ReadBytes(t.out.RecordBatches[:0], t.offset, limit, total == 0)
+		t.out.HighWatermark, t.out.LogStartOffset = res.HighWatermark, res.LogStartOffset
+		t.out.LastStableOffset = res.HighWatermark
+		t.out.ErrorCode = errorCode(err)
+		if err != nil {
+			t.out.RecordBatches = nil
+			continue
+		}
+		t.out.RecordBatches = data
 		total += len(data)
 		remaining -= len(data)
 	}
-	return total, failed
+	return total
 }
 
-func fetchPartitionCount(req *kmsg.FetchRequest) int {
-	n := 0
-	for _, t := range req.Topics {
-		n += len(t.Partitions)
+// assembleFetch groups the answers by topic, in target order, leaving out
+// of an incremental answer every partition with nothing new.
+func assembleFetch(resp *kmsg.FetchResponse, targets []*fetchTarget, incremental bool) {
+	for _, t := range targets {
+		if t.session != nil {
+			changed := t.session.Changed(fetchsession.Answer{ErrorCode: t.out.ErrorCode, HighWatermark: t.out.HighWatermark,
+				LastStable: t.out.LastStableOffset, LogStartOffset: t.out.LogStartOffset, HasRecords: len(t.out.RecordBatches) > 0})
+			if incremental && !changed {
+				continue
+			}
+		}
+		n := len(resp.Topics)
+		if n == 0 || resp.Topics[n-1].Topic != t.key.Topic || resp.Topics[n-1].TopicID != t.key.TopicID {
+			rt := kmsg.NewFetchResponseTopic()
+			rt.Topic, rt.TopicID = t.key.Topic, t.key.TopicID
+			resp.Topics = append(resp.Topics, rt)
+			n++
+		}
+		resp.Topics[n-1].Partitions = append(resp.Topics[n-1].Partitions, t.out)
 	}
-	return n
 }
 
-func appendSignals(targets []fetchTarget) []<-chan struct{} {
-	signals := make([]<-chan struct{}, len(targets))
-	for i, t := range targets {
-		signals[i] = t.part.Log.AppendSignal()
+func appendSignals(targets []*fetchTarget) []<-chan struct{} {
+	signals := make([]<-chan struct{}, 0, len(targets))
+	for _, t := range targets {
+		if t.part != nil {
+			signals = append(signals, t.part.Log.AppendSignal())
+		}
 	}
 	return signals
 }

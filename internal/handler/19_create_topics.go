@@ -93,6 +93,9 @@ func (b *Broker) describeCreatedTopic(out *kmsg.CreateTopicsResponseTopic, ct me
 	if t, ok := b.image().Topic(ct.Name); ok && !validateOnly {
 		out.TopicID = t.ID
 	}
+	// Kafka always answers a created topic with its configs (never null);
+	// the Java admin client relies on it.
+	out.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
 	for name, value := range ct.Configs {
 		c := kmsg.NewCreateTopicsResponseTopicConfig()
 		c.Name, c.Value = name, value

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
@@ -32,6 +33,8 @@ type Options struct {
 	Storage *storage.Manager
 	// AutoCreateTopics is auto.create.topics.enable.
 	AutoCreateTopics bool
+	// FetchSessions holds the incremental fetch sessions (KIP-227).
+	FetchSessions *fetchsession.Cache
 	// ProducerIDs hands out producer ids.
 	ProducerIDs *txn.ProducerIDs
 	// LogDir is the data directory, as DescribeLogDirs reports it.
@@ -49,6 +52,9 @@ func NewBroker(opts Options) *Broker {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
+	}
+	if opts.FetchSessions == nil {
+		opts.FetchSessions = fetchsession.NewCache(0)
 	}
 	return &Broker{opts: opts, logger: logger}
 }

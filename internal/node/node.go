@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/handler"
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
@@ -19,6 +20,9 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
 )
+
+// fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
+const fetchSessionSlots = 1000
 
 // brokerEpoch is this node's registration epoch; a single node that does
 // not register itself with a controller uses 0.
@@ -91,6 +95,7 @@ func Start(cfg Config) (n *Node, err error) {
 		Metadata:         n.store,
 		Storage:          n.storage,
 		AutoCreateTopics: cfg.AutoCreateTopics,
+		FetchSessions:    fetchsession.NewCache(fetchSessionSlots),
 		ProducerIDs: txn.NewProducerIDs(func() (int64, error) {
 			return n.store.AllocateProducerIDs(cfg.NodeID, brokerEpoch)
 		}),
