@@ -25,9 +25,11 @@ package handler
 // partitions, forgotten ones) and get back only partitions with records,
 // errors, or a moved high watermark, last stable or log start offset.
 //
+// Records are never copied: the body is encoded around file regions that
+// the server sends with sendfile (or copies, where it cannot).
+//
 // Not done yet: read_committed reads up to the high watermark because
-// there are no transactions yet; records are copied, not sent with
-// sendfile.
+// there are no transactions yet.
 
 import (
 	"context"
@@ -58,8 +60,9 @@ type fetchTarget struct {
 	epoch   int32
 	session *fetchsession.Partition // nil without a session
 
-	part *storage.Partition // nil when code is set before reading
-	out  kmsg.FetchResponseTopicPartition
+	part   *storage.Partition // nil when code is set before reading
+	out    kmsg.FetchResponseTopicPartition
+	region fileRegion // where the records to send lie
 }
 
 func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
@@ -91,11 +94,12 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 				break
 			}
 		}
-		assembleFetch(resp, targets, incremental)
+		resp.SetVersion(version)
+		body := assembleFetch(resp, targets, incremental)
 		if incremental {
 			sess.NextEpoch()
 		}
-		return resp
+		return body
 	}}
 }
 
@@ -218,9 +222,10 @@ func anyReadError(targets []*fetchTarget) bool {
 	return false
 }
 
-// readFetch reads every resolvable target within the request's byte limits
-// and returns the bytes read. The first partition with data returns at
-// least one whole batch (KIP-74).
+// readFetch locates the records of every resolvable target within the
+// request's byte limits and returns the bytes found. The first partition
+// with data returns at least one whole batch (KIP-74). Nothing is copied:
+// the records are sent from the segment files.
 func readFetch(req *kmsg.FetchRequest, targets []*fetchTarget) int {
 	remaining := int(req.MaxBytes)
 	total := 0
@@ -229,28 +234,34 @@ func readFetch(req *kmsg.FetchRequest, targets []*fetchTarget) int {
 			continue
 		}
 		limit := max(min(int(t.max), remaining), 0)
-		data, res, err := t.part.Log.ReadBytes(t.out.RecordBatches[:0], t.offset, limit, total == 0)
+		res, err := t.part.Log.Read(t.offset, limit, total == 0)
 		t.out.HighWatermark, t.out.LogStartOffset = res.HighWatermark, res.LogStartOffset
 		t.out.LastStableOffset = res.HighWatermark
 		t.out.ErrorCode = errorCode(err)
+		t.region = fileRegion{}
 		if err != nil {
-			t.out.RecordBatches = nil
 			continue
 		}
-		t.out.RecordBatches = data
-		total += len(data)
-		remaining -= len(data)
+		t.region = fileRegion{file: res.File, offset: res.Position, length: res.Length}
+		total += int(res.Length)
+		remaining -= int(res.Length)
 	}
 	return total
 }
 
 // assembleFetch groups the answers by topic, in target order, leaving out
-// of an incremental answer every partition with nothing new.
-func assembleFetch(resp *kmsg.FetchResponse, targets []*fetchTarget, incremental bool) {
+// of an incremental answer every partition with nothing new, and encodes
+// the body with the records as file regions.
+func assembleFetch(resp *kmsg.FetchResponse, targets []*fetchTarget, incremental bool) *PartsResponse {
+	type placed struct {
+		topic, partition int
+		region           fileRegion
+	}
+	var withRecords []placed
 	for _, t := range targets {
 		if t.session != nil {
 			changed := t.session.Changed(fetchsession.Answer{ErrorCode: t.out.ErrorCode, HighWatermark: t.out.HighWatermark,
-				LastStable: t.out.LastStableOffset, LogStartOffset: t.out.LogStartOffset, HasRecords: len(t.out.RecordBatches) > 0})
+				LastStable: t.out.LastStableOffset, LogStartOffset: t.out.LogStartOffset, HasRecords: t.region.length > 0})
 			if incremental && !changed {
 				continue
 			}
@@ -262,8 +273,18 @@ func assembleFetch(resp *kmsg.FetchResponse, targets []*fetchTarget, incremental
 			resp.Topics = append(resp.Topics, rt)
 			n++
 		}
-		resp.Topics[n-1].Partitions = append(resp.Topics[n-1].Partitions, t.out)
+		out := t.out
+		out.RecordBatches = []byte{} // Kafka sends empty records, never null
+		resp.Topics[n-1].Partitions = append(resp.Topics[n-1].Partitions, out)
+		if t.region.length > 0 {
+			withRecords = append(withRecords, placed{n - 1, len(resp.Topics[n-1].Partitions) - 1, t.region})
+		}
 	}
+	regions := make(map[*kmsg.FetchResponseTopicPartition]fileRegion, len(withRecords))
+	for _, w := range withRecords {
+		regions[&resp.Topics[w.topic].Partitions[w.partition]] = w.region
+	}
+	return &PartsResponse{Response: resp, Parts: encodeFetchBody(resp, regions)}
 }
 
 func appendSignals(targets []*fetchTarget) []<-chan struct{} {

@@ -42,6 +42,10 @@ type conn struct {
 	broken bool
 
 	done chan struct{}
+
+	// zeroCopy is set for TCP sockets, where record bytes are sent from
+	// segment files with sendfile; other connections copy them.
+	zeroCopy bool
 }
 
 // pending is a request waiting for its response to be written.
@@ -61,12 +65,27 @@ type pending struct {
 
 func newConn(s *Server, nc net.Conn, listener string) *conn {
 	return &conn{
-		s:     s,
-		nc:    nc,
-		info:  &handler.Conn{RemoteAddr: nc.RemoteAddr().String(), ListenerName: listener},
-		slots: make(chan struct{}, s.cfg.MaxInFlight),
-		done:  make(chan struct{}),
+		s:        s,
+		nc:       nc,
+		info:     &handler.Conn{RemoteAddr: nc.RemoteAddr().String(), ListenerName: listener},
+		slots:    make(chan struct{}, s.cfg.MaxInFlight),
+		done:     make(chan struct{}),
+		zeroCopy: isTCP(nc),
 	}
+}
+
+func isTCP(nc net.Conn) bool {
+	_, ok := nc.(*net.TCPConn)
+	return ok
+}
+
+// appendFileRegion copies a file region into out, for connections that
+// cannot use sendfile.
+func appendFileRegion(out []byte, part handler.BodyPart) ([]byte, error) {
+	start := len(out)
+	out = append(out, make([]byte, part.Length)...)
+	_, err := part.File.ReadAt(out[start:], part.Offset)
+	return out, err
 }
 
 func (c *conn) logger() *slog.Logger {
@@ -297,11 +316,56 @@ func (c *conn) encode(out []byte, p *pending) []byte {
 	if p.outcome.NoResponse || resp == nil {
 		return out
 	}
+	if parts, ok := resp.(*handler.PartsResponse); ok {
+		return c.encodeParts(out, p, parts.Parts)
+	}
 	out, at := wire.AppendSizePrefix(out)
 	out = wire.AppendResponseHeader(out, p.correlationID, p.flexibleHeader)
 	out = resp.AppendTo(out)
 	wire.FinishFrame(out, at)
 	return out
+}
+
+// encodeParts writes a response whose body includes file regions: the
+// bytes before each region are flushed, then the region is sent with
+// sendfile.
+func (c *conn) encodeParts(out []byte, p *pending, parts []handler.BodyPart) []byte {
+	size := int64(len(wire.AppendResponseHeader(nil, p.correlationID, p.flexibleHeader)))
+	for _, part := range parts {
+		size += int64(len(part.Bytes)) + part.Length
+	}
+	out = append(out, byte(size>>24), byte(size>>16), byte(size>>8), byte(size))
+	out = wire.AppendResponseHeader(out, p.correlationID, p.flexibleHeader)
+	for _, part := range parts {
+		if part.File == nil {
+			out = append(out, part.Bytes...)
+			continue
+		}
+		if !c.zeroCopy {
+			var err error
+			if out, err = appendFileRegion(out, part); err != nil {
+				c.logger().Warn("reading records from a segment file failed; closing the connection", "err", err)
+				c.markBroken()
+				return out[:0]
+			}
+			continue
+		}
+		out = c.flush(out)
+		if c.isBroken() {
+			continue
+		}
+		if err := sendFile(c.nc, part.File, part.Offset, part.Length); err != nil {
+			c.logger().Warn("sending records from a segment file failed; closing the connection", "err", err)
+			c.markBroken()
+		}
+	}
+	return out
+}
+
+func (c *conn) isBroken() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.broken
 }
 
 // complete runs a deferred handler stage with the same panic guard as

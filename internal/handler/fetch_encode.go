@@ -1,0 +1,131 @@
+package handler
+
+import (
+	"encoding/binary"
+	"os"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// BodyPart is a piece of a response body: bytes, or a region of a segment
+// file that the server sends with sendfile, never copying it through user
+// space.
+type BodyPart struct {
+	Bytes  []byte
+	File   *os.File
+	Offset int64
+	Length int64
+}
+
+// fileRegion is where a fetched partition's records lie on disk.
+type fileRegion struct {
+	file   *os.File
+	offset int64
+	length int64
+}
+
+// encodeFetchBody writes a Fetch response body exactly as kmsg would
+// (versions 4–18, without tagged fields, which Karst never sets), except
+// that each partition's records come from regions[t][p] (a file region)
+// when set. kmsg cannot do this: it only knows records as []byte.
+func encodeFetchBody(resp *kmsg.FetchResponse, regions map[*kmsg.FetchResponseTopicPartition]fileRegion) []BodyPart {
+	v := resp.Version
+	flexible := v >= 12
+	var parts []BodyPart
+	b := make([]byte, 0, 256)
+	if v >= 1 {
+		b = binary.BigEndian.AppendUint32(b, uint32(resp.ThrottleMillis))
+	}
+	if v >= 7 {
+		b = binary.BigEndian.AppendUint16(b, uint16(resp.ErrorCode))
+		b = binary.BigEndian.AppendUint32(b, uint32(resp.SessionID))
+	}
+	b = appendArrayLen(b, len(resp.Topics), flexible)
+	for ti := range resp.Topics {
+		t := &resp.Topics[ti]
+		if v <= 12 {
+			b = appendString(b, t.Topic, flexible)
+		} else {
+			b = append(b, t.TopicID[:]...)
+		}
+		b = appendArrayLen(b, len(t.Partitions), flexible)
+		for pi := range t.Partitions {
+			p := &t.Partitions[pi]
+			b = binary.BigEndian.AppendUint32(b, uint32(p.Partition))
+			b = binary.BigEndian.AppendUint16(b, uint16(p.ErrorCode))
+			b = binary.BigEndian.AppendUint64(b, uint64(p.HighWatermark))
+			b = binary.BigEndian.AppendUint64(b, uint64(p.LastStableOffset))
+			if v >= 5 {
+				b = binary.BigEndian.AppendUint64(b, uint64(p.LogStartOffset))
+			}
+			if p.AbortedTransactions == nil {
+				b = appendNullLen(b, flexible)
+			} else {
+				b = appendArrayLen(b, len(p.AbortedTransactions), flexible)
+				for _, a := range p.AbortedTransactions {
+					b = binary.BigEndian.AppendUint64(b, uint64(a.ProducerID))
+					b = binary.BigEndian.AppendUint64(b, uint64(a.FirstOffset))
+					if flexible {
+						b = append(b, 0)
+					}
+				}
+			}
+			if v >= 11 {
+				b = binary.BigEndian.AppendUint32(b, uint32(p.PreferredReadReplica))
+			}
+			if r, ok := regions[p]; ok && r.length > 0 {
+				b = appendArrayLen(b, int(r.length), flexible)
+				parts = append(parts, BodyPart{Bytes: b}, BodyPart{File: r.file, Offset: r.offset, Length: r.length})
+				b = make([]byte, 0, 256)
+			} else if p.RecordBatches == nil {
+				b = appendNullLen(b, flexible)
+			} else {
+				b = appendArrayLen(b, len(p.RecordBatches), flexible)
+				b = append(b, p.RecordBatches...)
+			}
+			if flexible {
+				b = append(b, 0) // no tagged fields
+			}
+		}
+		if flexible {
+			b = append(b, 0)
+		}
+	}
+	if flexible {
+		b = append(b, 0)
+	}
+	return append(parts, BodyPart{Bytes: b})
+}
+
+// appendArrayLen writes a length: int32, or for flexible versions the
+// compact form (unsigned varint of length+1). Byte strings use the same.
+func appendArrayLen(b []byte, n int, flexible bool) []byte {
+	if flexible {
+		return binary.AppendUvarint(b, uint64(n)+1)
+	}
+	return binary.BigEndian.AppendUint32(b, uint32(n))
+}
+
+func appendNullLen(b []byte, flexible bool) []byte {
+	if flexible {
+		return append(b, 0)
+	}
+	return binary.BigEndian.AppendUint32(b, 0xffffffff)
+}
+
+func appendString(b []byte, s string, flexible bool) []byte {
+	if flexible {
+		b = binary.AppendUvarint(b, uint64(len(s))+1)
+	} else {
+		b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
+	}
+	return append(b, s...)
+}
+
+// PartsResponse is a response whose body the handler encoded itself, as
+// parts; the embedded Response supplies the key and version (and so the
+// response header) but is not encoded.
+type PartsResponse struct {
+	kmsg.Response
+	Parts []BodyPart
+}
