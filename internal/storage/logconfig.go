@@ -10,7 +10,9 @@ import (
 
 // TopicLogConfig applies a topic's config overrides (Kafka topic config
 // keys, values already validated when they were set) to the broker's
-// defaults. Keys that do not shape the log are ignored here.
+// defaults. Keys that do not shape the log are ignored here. A topic that
+// sets flush.messages or flush.ms gets Kafka's page-cache durability with
+// those flush intervals; otherwise every acknowledged write is fsynced.
 func TopicLogConfig(base klog.Config, overrides map[string]string) klog.Config {
 	cfg := base
 	for k, v := range overrides {
@@ -28,9 +30,13 @@ func TopicLogConfig(base klog.Config, overrides map[string]string) klog.Config {
 		case "retention.bytes":
 			setInt(&cfg.RetentionBytes, v)
 		case "flush.messages":
+			// Setting Kafka's flush settings chooses Kafka's page-cache
+			// durability for the topic instead of Karst's fsync per ack.
 			setInt(&cfg.FlushMessages, v)
+			cfg.Durability = klog.PageCache
 		case "flush.ms":
 			setMillis(&cfg.FlushInterval, v)
+			cfg.Durability = klog.PageCache
 		case "max.message.bytes":
 			setIntInt(&cfg.MaxMessageBytes, v)
 		case "file.delete.delay.ms":

@@ -104,8 +104,8 @@ func (m *Manager) applyCheckpoints(tp klog.TopicPartition, cfg *klog.Config) {
 }
 
 // Reconcile makes the open partitions exactly those in want: it opens (and
-// creates) the missing ones and closes and deletes the directories of the
-// ones no longer wanted. A partition directory whose partition.metadata
+// creates) the missing ones, applies current topic configs to the others,
+// and closes and deletes the directories of the ones no longer wanted. A partition directory whose partition.metadata
 // names another topic id belongs to an earlier topic of the same name and
 // is deleted first.
 func (m *Manager) Reconcile(want []Spec) error {
@@ -116,6 +116,9 @@ func (m *Manager) Reconcile(want []Spec) error {
 	var errs []error
 	for _, s := range want {
 		if p, ok := old[s.TopicPartition]; ok && p.TopicID == s.TopicID {
+			// Topic configs may have changed (AlterConfigs); durability and
+			// flush settings take effect at the next start.
+			p.Log.UpdateConfig(m.configFor(s.Topic))
 			next[s.TopicPartition] = p
 			continue
 		}
