@@ -3,6 +3,7 @@
 //	karst                                  serve the embedded default
 //	karst serve [FILE] [--override k=v]... serve with a Kafka server.properties
 //	karst apis                             print the supported API table
+//	karst bench MODE [flags]               load a broker and measure it
 package main
 
 import (
@@ -19,7 +20,7 @@ const exitUsage = 2
 func main() {
 	args := os.Args[1:]
 	cmd := "serve"
-	if len(args) > 0 && !isFlagOrFile(args[0]) {
+	if len(args) > 0 && (commands[args[0]] || !isFlagOrFile(args[0])) {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -27,6 +28,8 @@ func main() {
 		os.Exit(serve(args))
 	case "apis":
 		fmt.Print(handler.MarkdownTable())
+	case "bench":
+		os.Exit(benchMain(args))
 	case "help", "-h", "--help":
 		usage(os.Stdout)
 	default:
@@ -35,6 +38,10 @@ func main() {
 		os.Exit(exitUsage)
 	}
 }
+
+// commands are the subcommands; a first argument that is none of them is a
+// properties file or a flag of serve.
+var commands = map[string]bool{"serve": true, "apis": true, "bench": true, "help": true}
 
 // isFlagOrFile tells `karst server.properties` and `karst --override x=y`
 // (both mean serve) from a subcommand name.
@@ -52,5 +59,6 @@ func usage(w *os.File) {
   karst serve [FILE] [--override key=value]...
                                           serve with a Kafka-style server.properties; overrides win
   karst apis                              print the supported API table (Markdown)
+  karst bench MODE [flags]                load a broker and measure it (karst bench help)
 `)
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/karst-broker/karst/karsttest"
 )
 
 // buildBinary compiles karst once per test binary run.
@@ -116,5 +118,21 @@ func TestServeAnswersThenStopsOnSIGTERM(t *testing.T) {
 	}
 	if code := exitCode(cmd.Wait()); code != 0 {
 		t.Fatalf("exit status %d after SIGTERM, want 0", code)
+	}
+}
+
+// TestBenchAPIVersionsAgainstABroker runs the load tool's quickest mode
+// against an in-process broker and checks its one-line summary.
+func TestBenchAPIVersionsAgainstABroker(t *testing.T) {
+	bin := buildBinary(t)
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "bench", "apiversions", "-brokers", b.Addr(), "-conns", "2", "-duration", "1s").CombinedOutput()
+	if err != nil {
+		t.Fatalf("karst bench: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`(?m)^mode=apiversions .*req_per_s=[0-9.]+`).Match(out) {
+		t.Fatalf("no apiversions summary line in:\n%s", out)
 	}
 }

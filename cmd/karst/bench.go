@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/karst-broker/karst/internal/bench"
+)
+
+const benchUsage = `usage: karst bench MODE [flags]
+
+Load a Kafka-protocol broker (Karst or Apache Kafka) on this machine and
+print one line of key=value pairs per result (one JSON object with -json).
+Every run is bounded by a count and a duration. Exit status: 0 ok, 1 a run
+failed (its line has error=...), 2 bad arguments.
+
+modes:
+  apiversions   ApiVersions requests/s, pipelined on raw connections
+                (one result per entry of -conns; default 1 and 64)
+  connections   open -conns idle connections and read the broker's RSS
+                before and after (-pid); at most 10000
+  startup       launch the broker command given after --, time until its
+                first ApiVersions answer on -brokers, then stop it
+  produce       records of -record-size bytes to -topic (created with
+                -partitions if missing); records/s, MB/s, ack latency
+  consume       read -topic from the start without a group until -records
+  e2e           produce at -rate records/s and consume in the same process;
+                send-to-receive latency p50/p99/p999/max
+
+common flags:
+  -brokers host:port   broker address (default 127.0.0.1:9092)
+  -json                print JSON instead of key=value
+  -pid N               broker pid: sample its RSS (VmRSS) during the run
+  -tag key=value       add a field to every result (repeatable)
+
+examples:
+  karst bench apiversions -brokers 127.0.0.1:9092 -conns 1,64 -duration 5s
+  karst bench connections -brokers 127.0.0.1:9092 -conns 10000 -pid 1234
+  karst bench startup -brokers 127.0.0.1:19092 -- ./karst serve --override listeners=PLAINTEXT://127.0.0.1:19092
+  karst bench produce -records 500000 -acks -1 -linger 5ms
+  karst bench e2e -rate 10000 -duration 10s
+
+Run 'karst bench MODE -h' for the flags of a mode.
+`
+
+// benchTags is the repeatable -tag flag.
+type benchTags []string
+
+func (t *benchTags) String() string { return strings.Join(*t, ",") }
+func (t *benchTags) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", v)
+	}
+	*t = append(*t, v)
+	return nil
+}
+
+// benchCommon are the flags every mode takes.
+type benchCommon struct {
+	brokers string
+	json    bool
+	pid     int
+	tags    benchTags
+}
+
+func (c *benchCommon) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.brokers, "brokers", "127.0.0.1:9092", "broker `host:port`")
+	fs.BoolVar(&c.json, "json", false, "print JSON objects instead of key=value lines")
+	fs.IntVar(&c.pid, "pid", 0, "broker `pid` whose RSS to sample (0: none)")
+	fs.Var(&c.tags, "tag", "`key=value` added to every result (repeatable)")
+}
+
+func registerProducer(fs *flag.FlagSet, p *bench.ProducerConfig, linger time.Duration) {
+	fs.IntVar(&p.Acks, "acks", -1, "acks: -1 (all), 0 or 1")
+	fs.DurationVar(&p.Linger, "linger", linger, "producer linger (linger.ms)")
+	fs.Func("batch-bytes", "max bytes per batch (batch.size; default franz-go's 1 MB)", func(s string) error {
+		n, err := strconv.ParseInt(s, 10, 32)
+		p.BatchBytes = int32(n)
+		return err
+	})
+	fs.IntVar(&p.MaxBuffered, "max-buffered", 0, "records buffered before sending blocks (0: franz-go default, 10000)")
+	fs.StringVar(&p.Compression, "compression", "none", "none, gzip, snappy, lz4 or zstd")
+	fs.BoolVar(&p.NoIdempotence, "no-idempotence", false, "turn off the idempotent producer (acks=-1 only)")
+}
+
+func benchMain(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := os.Stderr
+		if len(args) > 0 {
+			w = os.Stdout
+		}
+		fmt.Fprint(w, benchUsage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return 0
+	}
+	mode, args := args[0], args[1:]
+	fs := flag.NewFlagSet("karst bench "+mode, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	var common benchCommon
+	common.register(fs)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var run func() []*bench.Result
+	switch mode {
+	case "apiversions":
+		cfg := bench.APIVersionsConfig{}
+		conns := fs.String("conns", "1,64", "comma-separated connection counts, one run each")
+		fs.IntVar(&cfg.Window, "window", 64, "requests in flight per connection")
+		fs.Int64Var(&cfg.Requests, "requests", 1_000_000, "stop after this many requests (over all connections)")
+		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "stop after this long")
+		version := fs.Int("version", 3, "ApiVersions version to send (1-4)")
+		run = func() []*bench.Result {
+			cfg.Addr, cfg.Pid, cfg.Version = common.brokers, common.pid, int16(*version)
+			var out []*bench.Result
+			for _, s := range strings.Split(*conns, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(s))
+				if err != nil || n <= 0 {
+					r := bench.NewResult("apiversions")
+					r.Fail(fmt.Errorf("bad -conns entry %q", s))
+					return append(out, r)
+				}
+				cfg.Conns = n
+				out = append(out, bench.APIVersions(ctx, cfg))
+			}
+			return out
+		}
+	case "connections":
+		cfg := bench.ConnectionsConfig{}
+		fs.IntVar(&cfg.Conns, "conns", 1000, "idle connections to open (at most 10000)")
+		fs.IntVar(&cfg.Dialers, "dialers", 32, "connections opened at once")
+		fs.DurationVar(&cfg.Hold, "hold", 0, "hold them this long before reading RSS")
+		fs.DurationVar(&cfg.Timeout, "timeout", 60*time.Second, "bound on the whole run")
+		run = func() []*bench.Result {
+			cfg.Addr, cfg.Pid = common.brokers, common.pid
+			return []*bench.Result{bench.Connections(ctx, cfg)}
+		}
+	case "startup":
+		cfg := bench.StartupConfig{}
+		fs.DurationVar(&cfg.Timeout, "timeout", 60*time.Second, "give up if it has not answered by then")
+		fs.StringVar(&cfg.Log, "log", "", "write the broker's output to this `file`")
+		fs.DurationVar(&cfg.Settle, "settle", 0, "after it answers, wait this long and report rss_settled_kb")
+		run = func() []*bench.Result {
+			cfg.Addr, cfg.Command = common.brokers, fs.Args()
+			return []*bench.Result{bench.Startup(ctx, cfg)}
+		}
+	case "produce":
+		cfg := bench.ProduceConfig{}
+		fs.StringVar(&cfg.Topic, "topic", "karst-bench", "topic")
+		partitions := fs.Int("partitions", 6, "partitions, if the topic is created")
+		fs.IntVar(&cfg.RecordSize, "record-size", 1024, "value bytes per record")
+		fs.Int64Var(&cfg.Records, "records", 1_000_000, "stop after this many records")
+		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "stop sending after this long")
+		registerProducer(fs, &cfg.Producer, 5*time.Millisecond)
+		run = func() []*bench.Result {
+			cfg.Addr, cfg.Pid, cfg.Partitions = common.brokers, common.pid, int32(*partitions)
+			return []*bench.Result{bench.Produce(ctx, cfg)}
+		}
+	case "consume":
+		cfg := bench.ConsumeConfig{}
+		fs.StringVar(&cfg.Topic, "topic", "karst-bench", "topic")
+		fs.Int64Var(&cfg.Records, "records", 1_000_000, "stop after this many records")
+		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "stop after this long")
+		fetchMax := fs.Int("fetch-max-bytes", 0, "fetch.max.bytes (0: franz-go default)")
+		partMax := fs.Int("partition-max-bytes", 0, "max.partition.fetch.bytes (0: franz-go default)")
+		run = func() []*bench.Result {
+			cfg.Addr, cfg.Pid = common.brokers, common.pid
+			cfg.FetchMaxBytes, cfg.PartitionMaxBytes = int32(*fetchMax), int32(*partMax)
+			return []*bench.Result{bench.Consume(ctx, cfg)}
+		}
+	case "e2e":
+		cfg := bench.E2EConfig{}
+		fs.StringVar(&cfg.Topic, "topic", "karst-bench-e2e", "topic")
+		partitions := fs.Int("partitions", 6, "partitions, if the topic is created")
+		fs.IntVar(&cfg.RecordSize, "record-size", 1024, "value bytes per record (at least 16)")
+		fs.IntVar(&cfg.Rate, "rate", 10_000, "records per second")
+		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "send for this long")
+		fs.DurationVar(&cfg.Drain, "drain", 5*time.Second, "then wait at most this long for the rest")
+		fs.DurationVar(&cfg.Warmup, "warmup", time.Second, "leave records sent in this first stretch out of the latencies (negative: none)")
+		registerProducer(fs, &cfg.Producer, 0)
+		run = func() []*bench.Result {
+			cfg.Addr, cfg.Pid, cfg.Partitions = common.brokers, common.pid, int32(*partitions)
+			return []*bench.Result{bench.E2E(ctx, cfg)}
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "karst bench: unknown mode %q\n\n%s", mode, benchUsage)
+		return exitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	if mode == "startup" && fs.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "karst bench startup: give the broker command after --")
+		return exitUsage
+	}
+	if mode != "startup" && fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "karst bench %s: unexpected arguments %q\n", mode, fs.Args())
+		return exitUsage
+	}
+	status := 0
+	for _, r := range run() {
+		for _, kv := range common.tags {
+			k, v, _ := strings.Cut(kv, "=")
+			r.SetString(k, v)
+		}
+		if err := printBenchResult(os.Stdout, r, common.json); err != nil {
+			fmt.Fprintln(os.Stderr, "karst bench:", err)
+			return 1
+		}
+		if r.Err() != nil {
+			status = 1
+		}
+	}
+	return status
+}
+
+func printBenchResult(w io.Writer, r *bench.Result, asJSON bool) error {
+	if asJSON {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	_, err := fmt.Fprintln(w, r.Line())
+	return err
+}

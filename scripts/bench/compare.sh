@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# compare.sh OUTDIR — the same `karst bench` modes against Karst and against
+# Apache Kafka 4.1 (interop/kafka/start.sh), on this machine, one broker at a
+# time, alternating which goes first, REPS times.
+#
+# Writes to OUTDIR:
+#   results.txt   every result line (key=value), tagged broker= and rep=
+#   results.csv   the same as CSV
+#   summary.md    median per mode per broker, and the Karst/Kafka ratio
+#   *.png         throughput, latency and memory plots (needs matplotlib, which
+#                 is pip-installed into scripts/bench/.venv; skipped if that fails)
+#
+# Environment: REPS (3), MODES (apiversions connections produce consume e2e
+# startup), DURATION per timed mode (10s, at most 30s), CONNS for the
+# connections mode (1000), KARST_BIN (a karst with `bench`; default: built from
+# this tree), BROKERS ("karst kafka"). A mode a broker cannot do (Karst before
+# its data path lands) is recorded as failed with its error; the script goes on.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+if [ $# -ne 1 ]; then sed -n '2,18p' "$0" >&2; exit 2; fi
+OUT="$1"; mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
+REPS="${REPS:-3}"
+MODES="${MODES:-apiversions connections produce consume e2e startup}"
+DURATION="${DURATION:-10s}"
+CONNS="${CONNS:-1000}"
+BROKERS="${BROKERS:-karst kafka}"
+WORK="$(mktemp -d /tmp/karst-compare.XXXXXX)"
+trap 'bench_cleanup; rm -rf "$WORK"' EXIT
+bench_build "$WORK" || exit 1
+RESULTS="$OUT/results.txt"; : > "$RESULTS"
+
+# run_mode BROKER REP PID PORT MODE: one mode against a running broker; a
+# failure is a result line with error=..., never the end of the script.
+run_mode() {
+  local broker="$1" rep="$2" pid="$3" port="$4" mode="$5"
+  local args=(-brokers "127.0.0.1:$port" -pid "$pid" -tag "broker=$broker" -tag "rep=$rep")
+  case "$mode" in
+    apiversions) args+=(-conns 1,64 -requests 100000000 -duration "$DURATION") ;;
+    connections) args+=(-conns "$CONNS") ;;
+    produce)     args+=(-duration "$DURATION" -records 5000000 -topic bench-compare) ;;
+    # Read back everything this rep's produce wrote (each broker wrote what
+    # it managed in DURATION), bounded by DURATION as well.
+    consume)     args+=(-duration "$DURATION" -records "${PRODUCED:-5000000}" -topic bench-compare) ;;
+    e2e)         args+=(-duration "$DURATION" -rate 10000) ;;
+  esac
+  local out; out="$(timeout 120 "$KARST" bench "$mode" "${args[@]}" 2>"$WORK/stderr")"
+  local rc=$?
+  if [ -z "$out" ]; then # crashed or timed out: still one line, marked failed
+    out="mode=$mode error=\"exit $rc: $(tr '\n"' ' ' < "$WORK/stderr" | cut -c1-200)\" broker=$broker rep=$rep"
+  fi
+  echo "$out" | tee -a "$RESULTS"
+  if [ "$mode" = produce ]; then
+    PRODUCED="$(echo "$out" | tr ' ' '\n' | sed -n 's/^records=//p')"
+    [ "${PRODUCED:-0}" -gt 0 ] 2>/dev/null || PRODUCED=""
+  fi
+}
+
+run_startup() {
+  local broker="$1" rep="$2" data="$3" port; port="$(free_port)"
+  local cmd
+  case "$broker" in
+    karst) mkdir -p "$data"; mapfile -t cmd < <(karst_cmd "$data" "$port") ;;
+    kafka) # formatted by start.sh earlier; listeners point at the old port
+      sed -i "s|PLAINTEXT://127.0.0.1:[0-9]*|PLAINTEXT://127.0.0.1:$port|g" "$data/server.properties"
+      mapfile -t cmd < <(kafka_cmd "$data") ;;
+  esac
+  timeout 150 "$KARST" bench startup -brokers "127.0.0.1:$port" -settle 2s -log "$data/startup.log" \
+    -tag "broker=$broker" -tag "rep=$rep" -- "${cmd[@]}" | tee -a "$RESULTS"
+}
+
+for rep in $(seq 1 "$REPS"); do
+  order="$BROKERS"
+  if [ $((rep % 2)) -eq 0 ]; then order="$(echo "$BROKERS" | awk '{for (i=NF;i>0;i--) printf "%s ", $i}')"; fi
+  for broker in $order; do
+    echo "== rep $rep: $broker" >&2
+    data="$WORK/$broker-$rep"; mkdir -p "$data"; port="$(free_port)"; PRODUCED=""
+    if ! "start_$broker" "$data" "$port"; then
+      echo "mode=start error=\"$broker did not start\" broker=$broker rep=$rep" | tee -a "$RESULTS"; continue
+    fi
+    pid="$BROKER_PID"
+    sleep 2 # idle means settled after start, not mid-start
+    echo "mode=idle rss_kb=$(rss_kb "$pid") broker=$broker rep=$rep" | tee -a "$RESULTS"
+    for mode in $MODES; do
+      [ "$mode" = startup ] && continue
+      run_mode "$broker" "$rep" "$pid" "$port" "$mode"
+    done
+    stop_broker "$broker" "$data" "$pid"
+    case " $MODES " in *" startup "*) run_startup "$broker" "$rep" "$data" ;; esac
+    rm -rf "$data" # gigabytes of produced records
+  done
+done
+
+{
+  python3 "$BENCH_DIR/report.py" table "$RESULTS" "$OUT/results.csv"
+  cat <<NOTES
+
+Notes: one broker runs at a time on this machine ($(nproc) cores), the load tool beside it.
+Modes: apiversions = raw pipelined ApiVersions (window 64 per connection), $DURATION each;
+connections = $CONNS idle connections (RSS is the OS's view: a JVM's heap is reserved up front,
+so Kafka's per-connection figure understates its cost); produce = 1 KiB random records, acks=all,
+idempotent, linger 5 ms, 6 partitions, for $DURATION; consume = read back what produce wrote,
+from the start, no group; e2e = 10,000 records/s of 1 KiB for $DURATION, first second left out;
+startup = restart on the data directory the run just wrote (Karst's may include recovery of it).
+NOTES
+} > "$OUT/summary.md"
+cat "$OUT/summary.md"
+PY="$(bench_python)"
+if [ -n "$PY" ]; then
+  "$PY" "$BENCH_DIR/report.py" plots "$RESULTS" "$OUT" && ls "$OUT"/*.png
+else
+  echo "plots skipped: matplotlib could not be installed with pip (see \${TMPDIR:-/tmp}/karst-bench-venv.log)" | tee -a "$OUT/summary.md"
+fi
