@@ -15,6 +15,9 @@ package handler
 // needs Produce v0 in the table to start) and refused per partition with
 // UNSUPPORTED_VERSION, as Kafka refuses them.
 //
+// A topic whose compression.type is not "producer" gets its batches
+// recompressed to that codec before they are stored, as in Kafka.
+//
 // acks=0 is not answered. acks=1 and acks=-1 are answered once the batches
 // are on disk: appends from concurrent requests share one fsync (group
 // commit), unless the topic's flush settings choose page-cache durability.
@@ -77,7 +80,12 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				continue
 			}
-			res, err := part.Log.Append(rp.Records, klog.AppendOptions{Origin: klog.FromClient, LeaderEpoch: meta.LeaderEpoch})
+			records, err := recompressForTopic(rp.Records, img.TopicConfigs(topic.Name)["compression.type"])
+			if err != nil {
+				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
+				continue
+			}
+			res, err := part.Log.Append(records, klog.AppendOptions{Origin: klog.FromClient, LeaderEpoch: meta.LeaderEpoch})
 			if err != nil {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
 				continue

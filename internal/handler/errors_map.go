@@ -24,6 +24,8 @@ func errorCode(err error) int16 {
 		return kerr.InvalidRecord.Code
 	case errors.Is(err, klog.ErrMessageTooLarge):
 		return kerr.MessageTooLarge.Code
+	case errors.Is(err, klog.ErrInvalidTimestamp):
+		return kerr.InvalidTimestamp.Code
 	case errors.Is(err, klog.ErrOffsetOutOfRange):
 		return kerr.OffsetOutOfRange.Code
 	case errors.Is(err, klog.ErrOutOfOrderSequence):

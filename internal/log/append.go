@@ -159,6 +159,11 @@ func (l *Log) validate(batches []byte, origin Origin) (records int, firstMaxTS i
 		} else if b.LastOffsetDelta() < 0 {
 			return 0, 0, fmt.Errorf("%w: negative last offset delta", ErrInvalidRecord)
 		}
+		if origin == FromClient {
+			if err := l.timestampRules.Load().check(b, l.cfg.Now()); err != nil {
+				return 0, 0, err
+			}
+		}
 		if firstMaxTS == record.NoTimestamp {
 			firstMaxTS = b.MaxTimestamp()
 		}

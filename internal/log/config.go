@@ -33,6 +33,8 @@ type Config struct {
 	FlushInterval        time.Duration        // flush.ms (PageCache mode; default MaxInt64 ms)
 	TimestampType        record.TimestampType // message.timestamp.type (CreateTime / LogAppendTime)
 	MaxMessageBytes      int                  // max.message.bytes: largest batch accepted (default 1048588)
+	TimestampBeforeMax   time.Duration        // message.timestamp.before.max.ms: how far a CreateTime timestamp may lie in the past (default unlimited)
+	TimestampAfterMax    time.Duration        // message.timestamp.after.max.ms: how far it may lie in the future (default 1 hour)
 	FileDeleteDelay      time.Duration        // file.delete.delay.ms: deleted segments' files stay open this long for in-flight sendfile (default 60 s)
 	ProducerIDExpiration time.Duration        // producer.id.expiration.ms (broker; default 1 day)
 	MaxDecompressedBytes int                  // cap on a batch's decompressed size when records must be read (timestamp lookup)
@@ -61,6 +63,8 @@ func DefaultConfig() Config {
 		FlushInterval:        math.MaxInt64,
 		TimestampType:        record.CreateTime,
 		MaxMessageBytes:      1048588,
+		TimestampBeforeMax:   math.MaxInt64,
+		TimestampAfterMax:    time.Hour,
 		FileDeleteDelay:      time.Minute,
 		ProducerIDExpiration: 24 * time.Hour,
 		MaxDecompressedBytes: 64 << 20,
@@ -88,6 +92,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IndexIntervalBytes < 0 { // index every batch
 		c.IndexIntervalBytes = 0
+	}
+	if c.TimestampBeforeMax <= 0 {
+		c.TimestampBeforeMax = d.TimestampBeforeMax
+	}
+	if c.TimestampAfterMax <= 0 {
+		c.TimestampAfterMax = d.TimestampAfterMax
 	}
 	if c.FlushMessages <= 0 {
 		c.FlushMessages = d.FlushMessages

@@ -7,6 +7,7 @@ var (
 	ErrCorruptRecord        = errors.New("log: corrupt record batch")                 // CORRUPT_MESSAGE (2)
 	ErrInvalidRecord        = errors.New("log: invalid record")                       // INVALID_RECORD (87)
 	ErrMessageTooLarge      = errors.New("log: batch larger than max.message.bytes")  // MESSAGE_TOO_LARGE (10)
+	ErrInvalidTimestamp     = errors.New("log: timestamp out of range")               // INVALID_TIMESTAMP (32)
 	ErrOffsetOutOfRange     = errors.New("log: offset out of range")                  // OFFSET_OUT_OF_RANGE (1)
 	ErrOutOfOrderSequence   = errors.New("log: out of order sequence number")         // OUT_OF_ORDER_SEQUENCE_NUMBER (45)
 	ErrInvalidProducerEpoch = errors.New("log: producer epoch is older than current") // INVALID_PRODUCER_EPOCH (47)

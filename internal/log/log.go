@@ -54,10 +54,13 @@ type Log struct {
 	flushMessages int64
 
 	maxMessageBytes atomic.Int64 // cfg.MaxMessageBytes, read before the lock is taken
-	logStartOffset  atomic.Int64
-	logEndOffset    atomic.Int64
-	highWatermark   atomic.Int64
-	closed          atomic.Bool
+	// timestampRules is what validate checks CreateTime timestamps
+	// against, read before the lock is taken.
+	timestampRules atomic.Pointer[timestampRules]
+	logStartOffset atomic.Int64
+	logEndOffset   atomic.Int64
+	highWatermark  atomic.Int64
+	closed         atomic.Bool
 
 	flush flusher
 
@@ -80,6 +83,7 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Log, error) {
 	}
 	l := &Log{dir: dir, cfg: cfg, producers: newProducerStateManager()}
 	l.maxMessageBytes.Store(int64(cfg.MaxMessageBytes))
+	l.timestampRules.Store(newTimestampRules(cfg))
 	l.now, l.durability, l.flushInterval, l.flushMessages = cfg.Now, cfg.Durability, cfg.FlushInterval, cfg.FlushMessages
 	l.topic, l.partition, _ = ParseTopicPartition(dir)
 	l.logger = logger.With("partition", filepath.Base(dir))

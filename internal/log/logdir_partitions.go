@@ -58,4 +58,5 @@ func (l *Log) UpdateConfig(cfg Config) {
 	cfg.FlushInterval, cfg.FlushMessages, cfg.Now = l.cfg.FlushInterval, l.cfg.FlushMessages, l.cfg.Now
 	l.cfg = cfg
 	l.maxMessageBytes.Store(int64(cfg.MaxMessageBytes))
+	l.timestampRules.Store(newTimestampRules(cfg))
 }

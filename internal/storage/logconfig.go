@@ -39,6 +39,10 @@ func TopicLogConfig(base klog.Config, overrides map[string]string) klog.Config {
 			cfg.Durability = klog.PageCache
 		case "max.message.bytes":
 			setIntInt(&cfg.MaxMessageBytes, v)
+		case "message.timestamp.before.max.ms":
+			setMillisAtLeastOne(&cfg.TimestampBeforeMax, v)
+		case "message.timestamp.after.max.ms":
+			setMillisAtLeastOne(&cfg.TimestampAfterMax, v)
 		case "file.delete.delay.ms":
 			setMillis(&cfg.FileDeleteDelay, v)
 		case "message.timestamp.type":
@@ -75,4 +79,13 @@ func setMillis(dst *time.Duration, v string) {
 		return
 	}
 	*dst = time.Duration(n) * time.Millisecond
+}
+
+// setMillisAtLeastOne is setMillis where 0 is a real bound ("no distance
+// at all"), which the log's zero-means-default rule would otherwise lose.
+func setMillisAtLeastOne(dst *time.Duration, v string) {
+	setMillis(dst, v)
+	if *dst <= 0 {
+		*dst = time.Nanosecond
+	}
 }
