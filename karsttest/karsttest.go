@@ -10,13 +10,12 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
-	"github.com/karst-broker/karst/internal/handler"
-	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/node"
-	"github.com/karst-broker/karst/internal/server"
 )
 
 // Broker is a running in-process Karst.
@@ -25,43 +24,47 @@ type Broker struct {
 	dataDir string
 }
 
-// Option changes how the broker starts.
-type Option func(*node.Config)
+// Option changes how the broker starts: a server.properties setting.
+type Option func(*[]string)
+
+// WithConfig sets a broker config key, as a server.properties line would.
+func WithConfig(key, value string) Option {
+	return func(o *[]string) { *o = append(*o, key+"="+value) }
+}
 
 // WithMaxRequestSize sets socket.request.max.bytes.
 func WithMaxRequestSize(n int32) Option {
-	return func(c *node.Config) { c.MaxRequestSize = n }
+	return WithConfig("socket.request.max.bytes", strconv.Itoa(int(n)))
 }
 
 // WithAutoCreateTopics sets auto.create.topics.enable (on by default, as
 // in Kafka).
 func WithAutoCreateTopics(on bool) Option {
-	return func(c *node.Config) { c.AutoCreateTopics = on }
+	return WithConfig("auto.create.topics.enable", strconv.FormatBool(on))
 }
 
 // WithDefaultPartitions sets num.partitions.
 func WithDefaultPartitions(n int32) Option {
-	return func(c *node.Config) { c.DefaultPartitions = n }
+	return WithConfig("num.partitions", strconv.Itoa(int(n)))
 }
 
 // Start starts a broker and registers its shutdown with t.Cleanup.
 func Start(t testing.TB, opts ...Option) *Broker {
 	t.Helper()
 	dataDir := t.TempDir()
-	cfg := node.Config{
-		NodeID:                   1,
-		DataDir:                  dataDir,
-		AutoCreateTopics:         true,
-		DefaultPartitions:        1,
-		DefaultReplicationFactor: 1,
-		LogDefaults:              klog.DefaultConfig(),
-		Listeners:                []server.Listener{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}},
-		Advertised:               []handler.Endpoint{{ListenerName: "PLAINTEXT", Host: "127.0.0.1", SecurityProtocol: "PLAINTEXT"}},
-		Logger:                   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: testLogLevel()})),
-	}
+	overrides := []string{"listeners=PLAINTEXT://127.0.0.1:0", "log.dirs=" + dataDir}
 	for _, o := range opts {
-		o(&cfg)
+		o(&overrides)
 	}
+	settings, _, err := config.Load("", overrides)
+	if err != nil {
+		t.Fatalf("karsttest: configuration: %v", err)
+	}
+	cfg, err := node.ConfigFrom(settings)
+	if err != nil {
+		t.Fatalf("karsttest: configuration: %v", err)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: testLogLevel()}))
 	n, err := node.Start(cfg)
 	if err != nil {
 		t.Fatalf("karsttest: starting broker: %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/storage"
@@ -37,6 +38,9 @@ type Options struct {
 	FetchSessions *fetchsession.Cache
 	// ProducerIDs hands out producer ids.
 	ProducerIDs *txn.ProducerIDs
+	// Settings are the broker's static configuration (server.properties
+	// and overrides), for DescribeConfigs; nil means Kafka's defaults.
+	Settings *config.Broker
 	// LogDir is the data directory, as DescribeLogDirs reports it.
 	LogDir string
 }

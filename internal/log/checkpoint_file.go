@@ -25,6 +25,9 @@ func readCheckpoint(path string, fieldsPerLine int) ([][]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(data) == 0 {
+		return nil, nil // Kafka creates these empty at start and reads empty as no entries
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	next := func() (string, bool) {
 		if !sc.Scan() {

@@ -105,11 +105,25 @@
 // BrokerRegistrationChangeRecords at every start, and NoOpRecords
 // periodically; Karst reads and ignores them.
 //
-// So for Kafka to serve a Karst dir, Karst's __cluster_metadata-0 should
-// start with a LeaderChangeMessage control batch at epoch 1, then data
-// batches at epoch 1 (or the epoch Karst keeps in quorum-state, bumped on
-// each start if it wants to mimic Kafka), with metadata.version first.
-// Kafka's LogManager ignores __cluster_metadata-0 (raft owns it), so it is
-// not listed in the root checkpoint files (recovery-point-offset-checkpoint
-// and friends).
+// So for Kafka to serve a Karst dir, Karst's __cluster_metadata-0 starts
+// with a LeaderChangeMessage control batch at epoch 1, then data batches at
+// epoch 1, with metadata.version first; each later Karst process that
+// writes starts the next epoch the same way (internal/node's metadataLog,
+// checked against Kafka 4.1.2 by interop/datadir). Kafka's LogManager
+// ignores __cluster_metadata-0 (raft owns it), so it is not listed in the
+// root checkpoint files (recovery-point-offset-checkpoint and friends).
+//
+// # Handing a log dir over (activate.go)
+//
+// Kafka's clean stop leaves its partitions leaderless (controlled
+// shutdown, node in the ELR) and its broker fenced; kill -9 leaves its
+// registration. Karst, on open, registers its node unfenced at
+// SingleNodeBrokerEpoch and elects itself for partitions without a usable
+// leader (ActivationRecords). Kafka starting on a Karst dir keeps the node
+// eligible to lead (a clean, not an unclean, election) only if the
+// .kafka_cleanshutdown marker in the log dir names the broker epoch of the
+// registration it finds, so Karst writes that marker with
+// SingleNodeBrokerEpoch after a clean stop and removes it at start.
+// Without that, Kafka still serves every record but elects from
+// lastKnownElr as an unclean election (leaderRecoveryState RECOVERING).
 package metadata

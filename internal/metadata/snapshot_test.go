@@ -21,7 +21,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if _, err := s.CreateTopic(CreateTopicRequest{Name: "a", NumPartitions: 1, ReplicationFactor: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AllocateProducerIDs(1, -1); err != nil {
+	if _, err := s.AllocateProducerIDs(1, SingleNodeBrokerEpoch); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Commit([]Record{&RegisterBrokerRecord{Version: 3, BrokerID: 1, BrokerEpoch: 4, LogDirs: []UUID{did}}}); err != nil {

@@ -44,7 +44,8 @@ type Store struct {
 // OpenStore replays the log into an image. An empty log is bootstrapped
 // with BootstrapRecords, as Kafka's controller does on first activation. A
 // metadata transaction left open at the end of the log is discarded and
-// closed with an AbortTransactionRecord.
+// closed with an AbortTransactionRecord. A log another process (Apache
+// Kafka) left behind is then taken over with ActivationRecords.
 func OpenStore(log RecordLog, opts StoreOptions) (*Store, error) {
 	s := &Store{log: log, opts: opts}
 	b := newBuilder(EmptyImage())
@@ -110,6 +111,11 @@ func OpenStore(log RecordLog, opts StoreOptions) (*Store, error) {
 	if count == 0 {
 		if err := s.Commit(BootstrapRecords()); err != nil {
 			return nil, err
+		}
+	}
+	if recs := s.Image().ActivationRecords(opts.Node); len(recs) > 0 {
+		if err := s.Commit(recs); err != nil {
+			return nil, fmt.Errorf("metadata: taking over the log: %w", err)
 		}
 	}
 	return s, nil

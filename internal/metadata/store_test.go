@@ -98,7 +98,7 @@ func TestStoreBootstrapAndReopen(t *testing.T) {
 	if err := s.AlterConfigs(ConfigResource{ConfigResourceTopic, "orders"}, map[string]string{"segment.ms": "1"}); err != nil {
 		t.Fatal(err)
 	}
-	first, err := s.AllocateProducerIDs(1, -1)
+	first, err := s.AllocateProducerIDs(1, SingleNodeBrokerEpoch)
 	if err != nil || first != 0 {
 		t.Fatalf("producer ids: %d %v", first, err)
 	}
@@ -119,7 +119,7 @@ func TestStoreBootstrapAndReopen(t *testing.T) {
 	if img.BrokerConfigs("")["num.partitions"] != "3" || img.NextProducerID() != ProducerIDBlockSize || img.MetadataVersion() != 27 {
 		t.Fatal("reopened image lost state")
 	}
-	if first, _ := s2.AllocateProducerIDs(1, -1); first != ProducerIDBlockSize {
+	if first, _ := s2.AllocateProducerIDs(1, SingleNodeBrokerEpoch); first != ProducerIDBlockSize {
 		t.Fatalf("producer id block reused: %d", first)
 	}
 	// Bootstrap is written once.
@@ -215,7 +215,8 @@ func TestStoreOnCommit(t *testing.T) {
 	if _, err := s.CreateTopic(CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(got) != "[0->0 0->1]" {
+	// Bootstrap, the node's registration, the topic.
+	if fmt.Sprint(got) != "[0->0 0->0 0->1]" {
 		t.Fatalf("commits %v", got)
 	}
 }

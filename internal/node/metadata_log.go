@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,25 +13,41 @@ import (
 // metadataLogPartition is where KRaft keeps the cluster metadata.
 var metadataLogPartition = klog.TopicPartition{Topic: metadata.ClusterMetadataTopic, Partition: 0}
 
-// metadataRaftEpoch is the leader epoch stamped on metadata batches. A
-// single node is the only voter and never changes leader.
-const metadataRaftEpoch = 1
-
 // metadataLog stores metadata records in the __cluster_metadata-0 log as
 // uncompressed record batches, one batch per commit, durable before the
-// commit returns.
+// commit returns. It behaves as the KRaft leader of a single-voter quorum:
+// the first append of a process starts a new raft epoch (see raft.go) so
+// that the log reads to Apache Kafka as if a Kafka controller had written
+// it, and Karst can continue a log Kafka wrote.
 type metadataLog struct {
 	log *klog.Log
 	now func() time.Time
+
+	// Learned by ReadAll.
+	lastEpoch    int32 // highest partitionLeaderEpoch of any batch or snapshot read
+	kraftVersion int16 // from KRaftVersionRecords read
+	readRecords  int   // data records read (0: the log was empty)
+
+	// epoch is this process's raft epoch once it has appended; 0 before.
+	epoch int32
 }
 
 func (m *metadataLog) AppendRecords(values [][]byte) error {
+	if m.epoch == 0 {
+		if err := m.becomeLeader(); err != nil {
+			return fmt.Errorf("%s: starting a raft epoch: %w", metadataLogPartition, err)
+		}
+	}
 	records := make([]metadata.BatchRecord, len(values))
 	for i, v := range values {
 		records[i].Value = v
 	}
-	batch := metadata.BuildBatch(metadata.BatchHeader{LeaderEpoch: metadataRaftEpoch, Timestamp: m.now().UnixMilli()}, records)
-	res, err := m.log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: metadataRaftEpoch})
+	batch := metadata.BuildBatch(metadata.BatchHeader{LeaderEpoch: m.epoch, Timestamp: m.now().UnixMilli()}, records)
+	return m.appendDurably(batch)
+}
+
+func (m *metadataLog) appendDurably(batch []byte) error {
+	res, err := m.log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: m.epoch})
 	if err != nil {
 		return fmt.Errorf("appending to %s: %w", metadataLogPartition, err)
 	}
@@ -44,9 +59,28 @@ func (m *metadataLog) AppendRecords(values [][]byte) error {
 // readChunk is how much of the metadata log is read at a time on replay.
 const readChunk = 1 << 20
 
+// ReadAll replays what Kafka's metadata loader would: the newest snapshot
+// in the log dir (if any), then the log from the snapshot's end offset.
 func (m *metadataLog) ReadAll(fn func(value []byte) error) error {
+	from := m.log.LogStartOffset()
+	snap, ok, err := latestSnapshot(m.log.Dir(), from, m.log.LogEndOffset())
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := m.readSnapshot(snap, fn); err != nil {
+			return err
+		}
+		from = snap.endOffset
+	} else if from > 0 {
+		return fmt.Errorf("%s starts at offset %d but no snapshot covers the records before it", metadataLogPartition, from)
+	}
+	return m.readLog(from, fn)
+}
+
+func (m *metadataLog) readLog(from int64, fn func(value []byte) error) error {
 	var buf []byte
-	offset := m.log.LogStartOffset()
+	offset := from
 	for offset < m.log.HighWatermark() {
 		data, _, err := m.log.ReadBytes(buf, offset, readChunk, true)
 		if err != nil {
@@ -56,13 +90,54 @@ func (m *metadataLog) ReadAll(fn func(value []byte) error) error {
 		if len(complete) == 0 {
 			return fmt.Errorf("%s: no whole batch at offset %d", metadataLogPartition, offset)
 		}
-		if err := metadata.ForEachMetadataRecord(complete, fn); err != nil && !errors.Is(err, metadata.ErrBatchTruncated) {
-			return err
+		if err := m.replayBatches(complete, from, fn); err != nil {
+			return fmt.Errorf("%s at offset %d: %w", metadataLogPartition, offset, err)
 		}
 		offset = next
 		buf = data
 	}
 	return nil
+}
+
+// replayBatches calls fn for each data record at or after offset from and
+// notes raft state (epochs, kraft.version) from every batch.
+func (m *metadataLog) replayBatches(data []byte, from int64, fn func(value []byte) error) error {
+	for len(data) > 0 {
+		b, rest, err := metadata.ParseBatch(data)
+		if err != nil {
+			return err
+		}
+		data = rest
+		m.lastEpoch = max(m.lastEpoch, b.LeaderEpoch)
+		if b.Control {
+			m.noteControl(b)
+			continue
+		}
+		for i, r := range b.Records {
+			if b.BaseOffset+int64(i) < from {
+				continue
+			}
+			m.readRecords++
+			if err := fn(r.Value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// noteControl picks kraft.version out of a control batch; other control
+// records (LeaderChange, snapshot header/footer, voters) need no action.
+func (m *metadataLog) noteControl(b metadata.Batch) {
+	for _, r := range b.Records {
+		t, err := metadata.ParseControlKey(r.Key)
+		if err != nil || t != metadata.ControlKRaftVersion {
+			continue
+		}
+		if c, err := metadata.DecodeControl(t, r.Value); err == nil {
+			m.kraftVersion = c.(*metadata.KRaftVersionRecord).KRaftVersion
+		}
+	}
 }
 
 // wholeBatches trims a read to its complete batches (a read may end inside

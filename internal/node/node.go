@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/handler"
 	klog "github.com/karst-broker/karst/internal/log"
@@ -24,9 +25,9 @@ import (
 // fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
 const fetchSessionSlots = 1000
 
-// brokerEpoch is this node's registration epoch; a single node that does
-// not register itself with a controller uses 0.
-const brokerEpoch = 0
+// brokerEpoch is the epoch of this node's broker registration, which the
+// metadata store writes on start (see metadata.ActivationRecords).
+const brokerEpoch = metadata.SingleNodeBrokerEpoch
 
 // Config is everything a node needs to start.
 type Config struct {
@@ -49,6 +50,9 @@ type Config struct {
 	LogDefaults klog.Config
 	// RetentionCheckInterval is log.retention.check.interval.ms.
 	RetentionCheckInterval time.Duration
+	// Settings are the loaded broker settings, for config validation and
+	// DescribeConfigs; nil accepts any topic config.
+	Settings *config.Broker
 
 	Logger *slog.Logger
 }
@@ -61,6 +65,7 @@ type Node struct {
 	store       *metadata.Store
 	stop        context.CancelFunc
 	logger      *slog.Logger
+	dataDir     string // set once the log dir is known to be this node's
 }
 
 // Start opens storage and metadata, binds the listeners and serves.
@@ -69,10 +74,11 @@ func Start(cfg Config) (n *Node, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	n = &Node{logger: logger}
+	node := &Node{logger: logger}
+	n = node
 	defer func() {
 		if err != nil {
-			n.closeStorage()
+			node.closeStorage() // n is nil by now
 		}
 	}()
 	if err := n.openStorage(&cfg); err != nil {
@@ -124,6 +130,10 @@ func (n *Node) openStorage(cfg *Config) error {
 	}
 	cfg.ClusterID = meta.ClusterID
 	directoryID, _ := metadata.ParseUUID(meta.DirectoryID)
+	if err := consumeCleanShutdownMarker(cfg.DataDir, n.logger); err != nil {
+		return fmt.Errorf("log.dirs %s: %w", cfg.DataDir, err)
+	}
+	n.dataDir = cfg.DataDir
 
 	defaults := cfg.LogDefaults
 	configFor := func(topic string) klog.Config {
@@ -151,6 +161,9 @@ func (n *Node) openStorage(cfg *Config) error {
 		DirectoryID:              directoryID,
 		DefaultPartitions:        max(cfg.DefaultPartitions, 1),
 		DefaultReplicationFactor: max(cfg.DefaultReplicationFactor, 1),
+	}
+	if cfg.Settings != nil {
+		node.Configs = configSchema{cfg.Settings}
 	}
 	n.store, err = metadata.OpenStore(&metadataLog{log: n.metadataLog, now: time.Now}, metadata.StoreOptions{
 		Node: node,
@@ -217,10 +230,15 @@ func newDirectoryID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// resolveAdvertised fills in ports the kernel chose for port-0 listeners.
+// resolveAdvertised fills in ports the kernel chose for port-0 listeners,
+// and publishes 127.0.0.1 for a listener bound to all interfaces without an
+// advertised host (so the embedded default works on any machine).
 func resolveAdvertised(eps []handler.Endpoint, srv *server.Server) ([]handler.Endpoint, error) {
 	out := make([]handler.Endpoint, len(eps))
 	for i, ep := range eps {
+		if ep.Host == "" || ep.Host == "0.0.0.0" || ep.Host == "::" {
+			ep.Host = "127.0.0.1"
+		}
 		if ep.Port == 0 {
 			addr := srv.Addr(ep.ListenerName)
 			if addr == nil {
@@ -254,7 +272,11 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	if n.stop != nil {
 		n.stop()
 	}
-	return errors.Join(err, n.closeStorage())
+	closeErr := n.closeStorage()
+	if closeErr == nil && n.dataDir != "" {
+		closeErr = markCleanShutdown(n.dataDir)
+	}
+	return errors.Join(err, closeErr)
 }
 
 func (n *Node) closeStorage() error {

@@ -1,0 +1,87 @@
+package metadata
+
+import "slices"
+
+// Taking over a log another process wrote. When Apache Kafka stops
+// cleanly it writes a controlled shutdown: its broker is fenced and every
+// partition it led is left without a leader (leader -1; with ELR, an empty
+// ISR and the node in eligibleLeaderReplicas/lastKnownElr). After kill -9
+// its registration simply stays. A restarted Kafka re-registers, unfences
+// and elects itself again; Karst does the same in one batch: it registers
+// its node (unfenced) and elects itself leader of the partitions it hosts
+// that have none, with the PartitionChangeRecords Kafka's controller
+// writes on unfencing.
+//
+// Karst has no heartbeats, so its registration is fixed: broker epoch
+// SingleNodeBrokerEpoch. The registration matters to Kafka starting on a
+// log Karst wrote: Kafka's controller treats its own new registration as a
+// clean restart (keeping the node eligible to lead without data loss) only
+// when a registration of the node exists whose epoch equals the
+// brokerEpoch in the log dir's .kafka_cleanshutdown marker, so Karst
+// writes that marker with this epoch when it stops cleanly.
+
+// SingleNodeBrokerEpoch is the broker epoch of Karst's own registration.
+// Kafka uses the offset of the RegisterBrokerRecord; any fixed value works
+// for a node that never re-registers while it runs.
+const SingleNodeBrokerEpoch int64 = 0
+
+// ActivationRecords returns what node must commit before serving img: a
+// RegisterBrokerRecord for node unless img already holds Karst's own
+// registration (epoch SingleNodeBrokerEpoch, unfenced, not shutting down),
+// and a PartitionChangeRecord electing node for each partition it replicates
+// whose leader is someone else or no one and which node may lead (in the
+// ISR, or in the ELR / last known ELR when the ISR is empty). Nil when img
+// is already node's own.
+func (img *Image) ActivationRecords(node Node) []Record {
+	var out []Record
+	if b, ok := img.brokers[node.ID]; !ok || b.Epoch != SingleNodeBrokerEpoch || b.Fenced || b.InControlledShutdown {
+		out = append(out, img.registration(node))
+	}
+	for _, t := range img.Topics() {
+		for _, p := range t.Partitions {
+			if p == nil || p.Leader == node.ID || !slices.Contains(p.Replicas, node.ID) || !mayLead(p, node.ID) {
+				continue
+			}
+			c := NewPartitionChangeRecord(t.ID, p.ID)
+			c.Leader = node.ID
+			if !slices.Contains(p.ISR, node.ID) {
+				c.ISR = append(slices.Clone(p.ISR), node.ID)
+			}
+			if len(p.EligibleLeaderReplicas) > 0 || len(p.LastKnownELR) > 0 {
+				c.EligibleLeaderReplicas, c.LastKnownELR = []int32{}, []int32{}
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// mayLead says whether electing id keeps every acknowledged write: it is in
+// the ISR, or the ISR is empty and it was among the last in it.
+func mayLead(p *Partition, id int32) bool {
+	if slices.Contains(p.ISR, id) {
+		return true
+	}
+	return len(p.ISR) == 0 && (slices.Contains(p.EligibleLeaderReplicas, id) || slices.Contains(p.LastKnownELR, id))
+}
+
+// registration registers node the way Kafka's controller records a broker
+// registration, supporting exactly the finalized feature levels. Karst
+// keeps no listeners here: clients learn them from Karst's config.
+func (img *Image) registration(node Node) *RegisterBrokerRecord {
+	r := &RegisterBrokerRecord{
+		Version:       RegisterBrokerRecordVersion,
+		BrokerID:      node.ID,
+		IncarnationID: RandomUUID(),
+		BrokerEpoch:   SingleNodeBrokerEpoch,
+		EndPoints:     []BrokerEndpoint{},
+	}
+	for _, name := range sortedKeys(img.features) {
+		level := img.features[name]
+		r.Features = append(r.Features, BrokerFeature{Name: name, MinSupportedVersion: level, MaxSupportedVersion: level})
+	}
+	if node.DirectoryID != (UUID{}) {
+		r.LogDirs = []UUID{node.DirectoryID}
+	}
+	return r
+}

@@ -1,0 +1,93 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/metadata"
+)
+
+// Karst is the only voter of its metadata quorum, as a single-node Kafka
+// in combined mode (process.roles=broker,controller) is. Kafka's raft
+// client, on every start, reads quorum-state, becomes leader at the next
+// epoch, persists that in quorum-state and appends a LeaderChangeMessage
+// control batch before anything else of the epoch. Doing the same keeps
+// the log one Kafka accepts (epochs never decrease along it) and lets
+// Karst continue a log Kafka wrote at a higher epoch.
+
+// becomeLeader starts this process's epoch: one above any epoch in the
+// log, its snapshots or quorum-state.
+func (m *metadataLog) becomeLeader() error {
+	logDir := filepath.Dir(m.log.Dir())
+	mp, err := klog.ReadMetaProperties(logDir)
+	if err != nil {
+		return fmt.Errorf("reading meta.properties for node.id: %w", err)
+	}
+	node := mp.NodeID
+	epoch := max(m.lastEpoch, m.log.LatestEpoch())
+	qsPath := filepath.Join(m.log.Dir(), metadata.QuorumStateFileName)
+	if b, err := os.ReadFile(qsPath); err == nil {
+		if qs, err := metadata.ParseQuorumState(b); err == nil {
+			epoch = max(epoch, qs.LeaderEpoch)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	epoch++
+
+	// Persist the election before acting on it, as Kafka does.
+	qs := metadata.QuorumState{LeaderID: node, LeaderEpoch: epoch, VotedID: -1, Voters: []int32{node}}
+	if err := writeFileSynced(qsPath, metadata.MarshalQuorumState(qs, m.kraftVersion)); err != nil {
+		return err
+	}
+	if m.readRecords == 0 {
+		// A fresh log: leave what `kafka-storage format` leaves beside it.
+		if err := writeBootstrapCheckpoint(logDir, m.now().UnixMilli()); err != nil {
+			return err
+		}
+	}
+	m.epoch = epoch
+	voters := []metadata.Voter{{VoterID: node}}
+	lc := &metadata.LeaderChangeMessage{LeaderID: node, Voters: voters, GrantingVoters: voters}
+	return m.appendDurably(metadata.BuildControlBatch(0, epoch, m.now().UnixMilli(), lc))
+}
+
+func writeBootstrapCheckpoint(logDir string, nowMs int64) error {
+	path := filepath.Join(logDir, metadata.BootstrapCheckpointFileName)
+	if _, err := os.Stat(path); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return writeFileSynced(path, metadata.BootstrapCheckpoint(nowMs))
+}
+
+// writeFileSynced replaces path with data through a synced temporary file
+// and a rename, so a crash leaves the old or the new file, never a mix.
+func writeFileSynced(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

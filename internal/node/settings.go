@@ -1,0 +1,73 @@
+package node
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/karst-broker/karst/internal/config"
+	"github.com/karst-broker/karst/internal/handler"
+	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/server"
+	"github.com/karst-broker/karst/internal/storage"
+)
+
+// ConfigFrom turns loaded broker settings (server.properties and
+// overrides) into a node configuration.
+func ConfigFrom(b *config.Broker) (Config, error) {
+	cfg := Config{
+		NodeID:                   b.NodeID(),
+		ClusterID:                b.ClusterID(),
+		MaxRequestSize:           b.Int("socket.request.max.bytes"),
+		AutoCreateTopics:         b.Bool("auto.create.topics.enable"),
+		DefaultPartitions:        b.Int("num.partitions"),
+		DefaultReplicationFactor: int16(b.Int("default.replication.factor")),
+		RetentionCheckInterval:   time.Duration(b.Long("log.retention.check.interval.ms")) * time.Millisecond,
+		LogDefaults:              brokerLogDefaults(b),
+		Settings:                 b,
+	}
+	dirs := b.LogDirs()
+	if len(dirs) != 1 {
+		return cfg, fmt.Errorf("log.dirs names %d directories; Karst uses exactly one", len(dirs))
+	}
+	cfg.DataDir = dirs[0]
+	controllers := b.ControllerListenerNames()
+	for _, l := range b.Listeners() {
+		if slices.Contains(controllers, l.Name) {
+			continue // a single Karst node is its own controller; no listener needed
+		}
+		cfg.Listeners = append(cfg.Listeners, server.Listener{Name: l.Name, Addr: l.Addr()})
+	}
+	if len(cfg.Listeners) == 0 {
+		return cfg, fmt.Errorf("listeners has no client listener")
+	}
+	for _, l := range b.AdvertisedListeners() {
+		cfg.Advertised = append(cfg.Advertised, handler.Endpoint{ListenerName: l.Name, Host: l.Host, Port: int32(l.Port), SecurityProtocol: l.SecurityProtocol})
+	}
+	return cfg, nil
+}
+
+// brokerLogDefaults are the log settings a topic without overrides gets:
+// the topic keys' values resolved through their broker synonyms. Kafka's
+// flush settings switch a log to page-cache durability only when the
+// operator set them; their defaults (never flush) would otherwise turn
+// off Karst's fsync per acknowledgement.
+func brokerLogDefaults(b *config.Broker) klog.Config {
+	values := map[string]string{}
+	for k, v := range b.TopicDefaults() {
+		values[k] = fmt.Sprint(v)
+	}
+	if !b.IsSet("log.flush.interval.messages") {
+		delete(values, "flush.messages")
+	}
+	if !b.IsSet("log.flush.interval.ms") && !b.IsSet("log.flush.scheduler.interval.ms") {
+		delete(values, "flush.ms")
+	}
+	for _, k := range []string{"retention.ms", "segment.ms"} {
+		if _, err := strconv.ParseInt(values[k], 10, 64); err != nil {
+			delete(values, k)
+		}
+	}
+	return storage.TopicLogConfig(klog.DefaultConfig(), values)
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# interop/datadir/run.sh — the data directory is Apache Kafka's own format, both ways.
+#
+# Each scenario writes topics (3 partitions, config overrides) and records (keys, values,
+# headers, timestamps; none/gzip/snappy/lz4/zstd batches; an idempotent producer) with one
+# broker, stops it, starts the other broker on the same log dir and checks with a Go client
+# (check/) that every topic, topic id, config override and record is served at the same
+# offset, that ListOffsets earliest/latest match and that new writes continue the offsets:
+#   kafka_clean_to_karst   Kafka 4.1 stopped with SIGTERM, then Karst
+#   kafka_kill9_to_karst   Kafka 4.1 killed with SIGKILL, then Karst
+#   kafka_snapshots_to_karst  Kafka 4.1 taking metadata snapshots all the time, stopped, then Karst
+#   karst_to_kafka         Karst stopped with SIGTERM, then Kafka 4.1
+#   *_back_to_*            the first broker again, after the second one wrote
+# Starts its own brokers on free loopback ports; needs java and the jars of ../kafka (fetch.sh).
+# Prints PASS/FAIL per check and "interop-datadir: N passed, M failed".
+# DATADIR_SCENARIOS=a,b limits the scenarios; INTEROP_KEEP_DATA=1 keeps the temp dirs;
+# DATADIR_KARST_BIN=path uses that Karst binary instead of building ./cmd/karst.
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+KAFKA="$HERE/../kafka"
+source "$KAFKA/common.sh"
+SCENARIOS="${DATADIR_SCENARIOS:-kafka_clean_to_karst,kafka_kill9_to_karst,kafka_snapshots_to_karst,karst_to_kafka}"
+# Kafka settings that make it snapshot __cluster_metadata (NNN-EEE.checkpoint) after nearly every
+# commit and roll its segments often, so Karst must start from the newest snapshot.
+SNAPSHOT_SETTINGS=(metadata.log.max.record.bytes.between.snapshots=1 metadata.log.max.snapshot.interval.ms=500
+  internal.metadata.log.segment.bytes=2048)
+WORK="$(mktemp -d /tmp/interop-datadir.XXXXXX)"
+PASSED=0; FAILED=0
+KARST_PIDS=()
+KAFKA_DIRS=()
+
+log() { echo "[datadir] $*" >&2; }
+cleanup() {
+  for pid in "${KARST_PIDS[@]}"; do kill -9 "$pid" 2> /dev/null || true; done
+  for d in "${KAFKA_DIRS[@]}"; do [ -f "$d/kafka.pid" ] && kill -9 "$(cat "$d/kafka.pid")" 2> /dev/null; done
+  if [ -z "${INTEROP_KEEP_DATA:-}" ]; then rm -rf "$WORK"; else log "data kept in $WORK"; fi
+}
+trap cleanup EXIT
+pass() { PASSED=$((PASSED + 1)); echo "PASS $1"; }
+fail() {
+  FAILED=$((FAILED + 1)); echo "FAIL $1"
+  if [ -n "${2:-}" ] && [ -f "$2" ]; then sed 's/^/     /' "$2" | tail -n 25; fi
+}
+has_scenario() { [[ ",$SCENARIOS," == *",$1,"* ]]; }
+
+# ---- brokers. Every scenario directory D holds D/data (log.dirs), D/logs and D/karst.log.
+start_kafka() { # DIR NAME [key=value...]
+  local dir="$1" name="$2" port; port="$(free_port)"; shift 2
+  KAFKA_DIRS+=("$dir")
+  if KAFKA_START_TIMEOUT=90 timeout 150 "$KAFKA/start.sh" "$dir" "$port" auto.create.topics.enable=false "$@" > "$dir/start-kafka.out" 2>&1; then
+    BOOTSTRAP="127.0.0.1:$port"; pass "$name"
+  else
+    fail "$name" "$dir/start-kafka.out"; grep -E "ERROR|Exception" "$dir/logs/server.log" 2> /dev/null | head -n 20 | sed 's/^/     /'
+    return 1
+  fi
+}
+stop_kafka() { timeout 60 "$KAFKA/stop.sh" "$1" > /dev/null 2>&1; }
+kill9_kafka() {
+  local pid; pid="$(cat "$1/kafka.pid" 2> /dev/null)" || return 1
+  kill -9 "$pid" 2> /dev/null
+  for _ in $(seq 1 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+  rm -f "$1/kafka.pid"
+  ! kill -0 "$pid" 2> /dev/null
+}
+
+KARST_PID=""
+start_karst() { # DIR NAME
+  local port; port="$(free_port)"
+  mkdir -p "$1/data"
+  "$WORK/karst" serve --override "listeners=PLAINTEXT://127.0.0.1:$port" --override "log.dirs=$1/data" \
+    --override auto.create.topics.enable=false >> "$1/karst.log" 2>&1 < /dev/null &
+  KARST_PID=$!; KARST_PIDS+=("$KARST_PID")
+  local deadline=$((SECONDS + 60))
+  until port_open 127.0.0.1 "$port"; do
+    if ! kill -0 "$KARST_PID" 2> /dev/null || [ $SECONDS -ge $deadline ]; then
+      kill -9 "$KARST_PID" 2> /dev/null; fail "$2" "$1/karst.log"; return 1
+    fi
+    sleep 0.2
+  done
+  BOOTSTRAP="127.0.0.1:$port"; pass "$2"
+}
+stop_karst() { # NAME: SIGTERM must end it, with status 0, within 30 s
+  kill "$KARST_PID" 2> /dev/null
+  local deadline=$((SECONDS + 30))
+  while kill -0 "$KARST_PID" 2> /dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+  if kill -0 "$KARST_PID" 2> /dev/null; then kill -9 "$KARST_PID"; fail "$1"; return 1; fi
+  if wait "$KARST_PID"; then pass "$1"; else fail "$1"; fi
+}
+
+# ---- checks
+produce() { # DIR NAME
+  if timeout 150 "$WORK/check" produce -bootstrap "$BOOTSTRAP" -manifest "$1/manifest.json" > "$1/produce.out" 2>&1; then
+    pass "$2"
+  else fail "$2" "$1/produce.out"; return 1; fi
+}
+verify() { # DIR SCENARIO: one PASS/FAIL line per check, from the checker
+  local out="$1/verify-${2//\//_}.out"
+  timeout 150 "$WORK/check" verify -bootstrap "$BOOTSTRAP" -manifest "$1/manifest.json" -out "$1/manifest.next.json" \
+    -name "$2" > "$out" 2>&1
+  local rc=$?
+  cat "$out"
+  local p f; p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out"); p=${p:-0}; f=${f:-0}
+  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail "$2/verify_exit_$rc" "$out"; fi
+  [ -f "$1/manifest.next.json" ] && mv "$1/manifest.next.json" "$1/manifest.json"
+  [ "$rc" = 0 ]
+}
+
+# ---- scenarios
+kafka_to_karst() { # NAME clean|kill9 [kafka key=value...]
+  local name="$1" how="$2" D="$WORK/$1"; mkdir -p "$D"; shift 2
+  start_kafka "$D" "$name/kafka_start" "$@" || return
+  produce "$D" "$name/kafka_produce" || { stop_kafka "$D"; return; }
+  if [ "$how" = kill9 ]; then
+    if kill9_kafka "$D"; then pass "$name/kafka_kill9"; else fail "$name/kafka_kill9"; return; fi
+  else
+    stop_kafka "$D" && pass "$name/kafka_stop" || fail "$name/kafka_stop"
+  fi
+  if [ $# -gt 0 ]; then # the snapshot settings: there must be snapshots to start from
+    if ls "$D/data/__cluster_metadata-0/" | grep -qE '^[0-9]{20}-[0-9]{10}\.checkpoint$'; then
+      pass "$name/kafka_wrote_snapshots"
+    else fail "$name/kafka_wrote_snapshots"; fi
+  fi
+  start_karst "$D" "$name/karst_start" || return
+  verify "$D" "$name/karst"
+  stop_karst "$name/karst_stop" || return
+  # Kafka again, on the log Karst continued.
+  start_kafka "$D" "$name/back_to_kafka_start" || return
+  verify "$D" "$name/back_to_kafka"
+  stop_kafka "$D"
+}
+
+karst_to_kafka() {
+  local name=karst_to_kafka D="$WORK/karst_to_kafka"; mkdir -p "$D"
+  start_karst "$D" "$name/karst_start" || return
+  produce "$D" "$name/karst_produce" || { stop_karst "$name/karst_stop"; return; }
+  stop_karst "$name/karst_stop" || return
+  start_kafka "$D" "$name/kafka_start" || return
+  verify "$D" "$name/kafka"
+  stop_kafka "$D" || true
+  # Karst again, on the log Kafka continued.
+  start_karst "$D" "$name/back_to_karst_start" || return
+  verify "$D" "$name/back_to_karst"
+  stop_karst "$name/back_to_karst_stop"
+}
+
+log "building karst and the checker"
+build() {
+  if [ -n "${DATADIR_KARST_BIN:-}" ]; then cp "$DATADIR_KARST_BIN" "$WORK/karst"; else timeout 600 go build -o "$WORK/karst" ./cmd/karst; fi &&
+    timeout 600 go build -o "$WORK/check" ./interop/datadir/check
+}
+if ! (cd "$ROOT" && build) > "$WORK/build.out" 2>&1; then
+  fail build "$WORK/build.out"
+elif ! ensure_kafka_jars; then
+  fail kafka_jars
+else
+  has_scenario kafka_clean_to_karst && kafka_to_karst kafka_clean_to_karst clean
+  has_scenario kafka_kill9_to_karst && kafka_to_karst kafka_kill9_to_karst kill9
+  has_scenario kafka_snapshots_to_karst && kafka_to_karst kafka_snapshots_to_karst clean "${SNAPSHOT_SETTINGS[@]}"
+  has_scenario karst_to_kafka && karst_to_kafka
+fi
+echo "interop-datadir: $PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
