@@ -25,7 +25,7 @@ done
 if [ -x interop/run ]; then
   echo "== interop suites"
   # Suites join this list as the broker gains what they exercise.
-  interop/run --against karst --suites "${INTEROP_SUITES:-negotiate}"
+  interop/run --against karst --suites "${INTEROP_SUITES:-negotiate,java,python,node,cli,datadir}"
 fi
 
 echo "== go test (unit and integration, race detector on)"
