@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/karst-broker/karst/internal/config"
@@ -21,6 +22,11 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
 )
+
+// checkpointInterval is log.flush.offset.checkpoint.interval.ms' default:
+// how often the recovery points are recorded, which bounds how much of a
+// log is validated after a crash.
+const checkpointInterval = time.Minute
 
 // fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
 const fetchSessionSlots = 1000
@@ -114,6 +120,7 @@ func Start(cfg Config) (n *Node, err error) {
 		interval = 5 * time.Minute
 	}
 	go n.storage.RunRetention(ctx, interval)
+	go n.writeCheckpoints(ctx, checkpointInterval)
 	n.srv.Serve(broker)
 	return n, nil
 }
@@ -136,11 +143,25 @@ func (n *Node) openStorage(cfg *Config) error {
 	n.dataDir = cfg.DataDir
 
 	defaults := cfg.LogDefaults
+	// applying is the image being applied to the logs. OnCommit also runs
+	// inside OpenStore (for the activation records), before n.store is
+	// set, and the logs it opens must get their topics' configs.
+	var applying atomic.Pointer[metadata.Image]
 	configFor := func(topic string) klog.Config {
-		if n.store == nil {
+		img := applying.Load()
+		if img == nil {
 			return defaults
 		}
-		return storage.TopicLogConfig(defaults, n.store.Image().TopicConfigs(topic))
+		base := defaults
+		if cfg.Settings != nil {
+			// Dynamic broker configs (AlterConfigs on BROKER) change the
+			// defaults every topic without its own override inherits.
+			dynamic, err := cfg.Settings.WithDynamic(img.BrokerConfigs(""), img.BrokerConfigs(strconv.Itoa(int(cfg.NodeID))))
+			if err == nil {
+				base = brokerLogDefaults(dynamic)
+			}
+		}
+		return storage.TopicLogConfig(base, img.TopicConfigs(topic))
 	}
 	if n.storage, err = storage.Open(cfg.DataDir, configFor, n.logger); err != nil {
 		return err
@@ -168,6 +189,7 @@ func (n *Node) openStorage(cfg *Config) error {
 	n.store, err = metadata.OpenStore(&metadataLog{log: n.metadataLog, now: time.Now}, metadata.StoreOptions{
 		Node: node,
 		OnCommit: func(_, next *metadata.Image, _ []metadata.Record) {
+			applying.Store(next)
 			if err := n.storage.Reconcile(partitionSpecs(next, cfg.NodeID)); err != nil {
 				n.logger.Error("applying metadata to the partition logs", "err", err)
 			}
@@ -176,6 +198,7 @@ func (n *Node) openStorage(cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("replaying the metadata log: %w", err)
 	}
+	applying.Store(n.store.Image())
 	return n.storage.Reconcile(partitionSpecs(n.store.Image(), cfg.NodeID))
 }
 
@@ -292,4 +315,21 @@ func (n *Node) closeStorage() error {
 		errs = append(errs, n.metadataLog.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// writeCheckpoints records every log's recovery point and log start offset
+// every interval until ctx ends.
+func (n *Node) writeCheckpoints(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := n.storage.WriteCheckpoints(n.metadataLog); err != nil {
+				n.logger.Warn("writing the log dir checkpoints", "err", err)
+			}
+		}
+	}
 }

@@ -1,0 +1,92 @@
+package integration
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/karst-broker/karst/karsttest"
+)
+
+// TestRetentionDeletesOldSegments fills several 1 MiB segments, then lets
+// retention.bytes and retention.ms delete the old ones: the log start
+// offset moves, and consumers start from it.
+func TestRetentionDeletesOldSegments(t *testing.T) {
+	b := karsttest.Start(t, karsttest.WithConfig("log.retention.check.interval.ms", "50"))
+	ctx := testContext(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ProducerBatchMaxBytes(1<<20),
+		kgo.ProducerBatchCompression(kgo.NoCompression()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	configs := map[string]*string{"segment.bytes": ptr("1048576"), "retention.bytes": ptr("2097152")}
+	if _, err := adm.CreateTopic(ctx, 1, 1, configs, "retained"); err != nil {
+		t.Fatal(err)
+	}
+	value := bytes.Repeat([]byte("r"), 100_000)
+	for range 60 { // about 6 MiB: six segments
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "retained", Value: value}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	earliest := func() int64 {
+		starts, err := adm.ListStartOffsets(ctx, "retained")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _ := starts.Lookup("retained", 0)
+		return o.Offset
+	}
+	for earliest() == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("retention.bytes never deleted a segment")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	afterBytes := earliest()
+	if afterBytes < 20 {
+		t.Fatalf("log start offset %d: more than retention.bytes kept", afterBytes)
+	}
+
+	// retention.ms=1 makes every closed segment expired at once.
+	if _, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "retention.ms", Value: ptr("1")}}, "retained"); err != nil {
+		t.Fatal(err)
+	}
+	for earliest() <= afterBytes {
+		if ctx.Err() != nil {
+			t.Fatal("retention.ms never deleted a segment")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ends, err := adm.ListEndOffsets(ctx, "retained")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := ends.Lookup("retained", 0)
+	if end.Offset != 60 {
+		t.Fatalf("end offset %d after retention, want 60", end.Offset)
+	}
+	// Everything is past retention.ms, so even the active segment went (as
+	// in Kafka, which rolls it). A new record lands at the old end.
+	start := earliest()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "retained", Value: []byte("after")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	consumer, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumeTopics("retained"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close()
+	fetches := consumer.PollFetches(ctx)
+	if err := fetches.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if first := fetches.Records()[0].Offset; first != start || start > 60 {
+		t.Fatalf("consumer started at %d, log start offset is %d", first, start)
+	}
+}
