@@ -14,7 +14,7 @@ BENCH_KAFKA_DIRS=()
 # $KARST_BIN if set, else one built from this tree into $1.
 bench_build() {
   if [ -n "${KARST_BIN:-}" ]; then KARST="$KARST_BIN"; else
-    KARST="$1/karst"
+    KARST="$1/karst-bin"
     (cd "$REPO_ROOT" && go build -o "$KARST" ./cmd/karst) || { echo "bench: go build failed" >&2; return 1; }
   fi
   if ! "$KARST" bench help >/dev/null 2>&1; then
