@@ -70,13 +70,15 @@ func (p *recordingProxy) pipe(client net.Conn) {
 	}
 }
 
-// TestCaptureFuzzCorpus records the requests real clients (franz-go,
-// sarama, kafka-go, librdkafka) send in a produce/consume/admin session and
-// writes them as FuzzDispatch seeds. It runs only when asked to
-// (KARST_CAPTURE_CORPUS=1), since its output is committed.
-func TestCaptureFuzzCorpus(t *testing.T) {
-	if os.Getenv("KARST_CAPTURE_CORPUS") == "" {
-		t.Skip("set KARST_CAPTURE_CORPUS=1 to regenerate internal/server/testdata/fuzz/FuzzDispatch")
+// TestClientTrafficThroughRecordingProxy runs a produce/consume/admin
+// session of real clients (franz-go, sarama, kafka-go, librdkafka) through
+// a proxy that records their request frames, and checks every client got
+// through. With KARST_CAPTURE_CORPUS=1 the frames become the FuzzDispatch
+// seed corpus (committed in internal/server/testdata).
+func TestClientTrafficThroughRecordingProxy(t *testing.T) {
+	outDir := t.TempDir()
+	if os.Getenv("KARST_CAPTURE_CORPUS") != "" {
+		outDir = corpusDir
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -96,34 +98,48 @@ func TestCaptureFuzzCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	adm := kadm.NewClient(cl)
-	adm.CreateTopic(ctx, 2, 1, map[string]*string{"retention.ms": ptr("100000")}, "corpus")
-	cl.ProduceSync(ctx, &kgo.Record{Topic: "corpus", Key: []byte("k"), Value: []byte("franz")})
-	cl.PollFetches(ctx)
-	adm.DescribeTopicConfigs(ctx, "corpus")
-	adm.ListEndOffsets(ctx, "corpus")
-	adm.DeleteRecords(ctx, kadm.Offsets{"corpus": {0: {At: 0}}})
+	must := func(what string, err error) {
+		if err != nil {
+			t.Fatalf("%s through the proxy: %v", what, err)
+		}
+	}
+	_, err = adm.CreateTopic(ctx, 2, 1, map[string]*string{"retention.ms": ptr("100000")}, "corpus")
+	must("franz-go CreateTopics", err)
+	must("franz-go Produce", cl.ProduceSync(ctx, &kgo.Record{Topic: "corpus", Key: []byte("k"), Value: []byte("franz")}).FirstErr())
+	must("franz-go Fetch", cl.PollFetches(ctx).Err())
+	_, err = adm.DescribeTopicConfigs(ctx, "corpus")
+	must("franz-go DescribeConfigs", err)
+	_, err = adm.ListEndOffsets(ctx, "corpus")
+	must("franz-go ListOffsets", err)
 	cl.Close()
 
 	cfg := sarama.NewConfig()
 	cfg.Version = sarama.V3_9_0_0
 	cfg.Producer.Return.Successes = true
-	if sp, err := sarama.NewSyncProducer([]string{addr}, cfg); err == nil {
-		sp.SendMessage(&sarama.ProducerMessage{Topic: "corpus", Value: sarama.StringEncoder("sarama")})
-		sp.Close()
-	}
+	sp, err := sarama.NewSyncProducer([]string{addr}, cfg)
+	must("sarama", err)
+	_, _, err = sp.SendMessage(&sarama.ProducerMessage{Topic: "corpus", Value: sarama.StringEncoder("sarama")})
+	must("sarama Produce", err)
+	sp.Close()
 	w := &segkafka.Writer{Addr: segkafka.TCP(addr), Topic: "corpus", Transport: &segkafka.Transport{}}
-	w.WriteMessages(ctx, segkafka.Message{Value: []byte("kafka-go")})
+	must("kafka-go Produce", w.WriteMessages(ctx, segkafka.Message{Value: []byte("kafka-go")}))
 	w.Close()
-	if pr, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": addr}); err == nil {
-		topic := "corpus"
-		pr.Produce(&kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic, Partition: 0}, Value: []byte("librdkafka")}, nil)
-		pr.Flush(5000)
-		pr.Close()
+	pr, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": addr})
+	must("librdkafka", err)
+	topic := "corpus"
+	delivered := make(chan kafka.Event, 1)
+	must("librdkafka Produce", pr.Produce(&kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic, Partition: 0}, Value: []byte("librdkafka")}, delivered))
+	select {
+	case e := <-delivered:
+		must("librdkafka delivery", e.(*kafka.Message).TopicPartition.Error)
+	case <-ctx.Done():
+		t.Fatal("librdkafka delivery timed out")
 	}
+	pr.Close()
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := os.MkdirAll(corpusDir, 0o755); err != nil {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
@@ -135,11 +151,14 @@ func TestCaptureFuzzCorpus(t *testing.T) {
 		seen[string(f)] = true
 		key := int16(binary.BigEndian.Uint16(f))
 		version := int16(binary.BigEndian.Uint16(f[2:]))
-		name := filepath.Join(corpusDir, fmt.Sprintf("client-%02d-v%02d-%03d", key, version, n))
+		name := filepath.Join(outDir, fmt.Sprintf("client-%02d-v%02d-%03d", key, version, n))
 		if err := os.WriteFile(name, []byte("go test fuzz v1\n[]byte("+strconv.Quote(string(f))+")\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		n++
 	}
-	t.Logf("wrote %d seed frames from %d captured", n, len(p.frames))
+	if n < 15 {
+		t.Fatalf("only %d distinct request frames went through the proxy", n)
+	}
+	t.Logf("wrote %d seed frames from %d captured to %s", n, len(p.frames), outDir)
 }
