@@ -116,3 +116,25 @@ func TestTimestampRules(t *testing.T) {
 		return
 	}
 }
+
+// TestCompactedTopicRefusesKeylessRecords checks INVALID_RECORD with
+// per-record errors for a record without a key on a compacted topic.
+func TestCompactedTopicRefusesKeylessRecords(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx := testContext(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.RecordRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 1, map[string]*string{"cleanup.policy": ptr("compact")}, "compacted"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "compacted", Key: []byte("k"), Value: []byte("v")}).FirstErr(); err != nil {
+		t.Fatalf("keyed record: %v", err)
+	}
+	err = cl.ProduceSync(ctx, &kgo.Record{Topic: "compacted", Value: []byte("no key")}).FirstErr()
+	if !errors.Is(err, kerr.InvalidRecord) {
+		t.Fatalf("keyless record: %v, want INVALID_RECORD", err)
+	}
+}

@@ -15,6 +15,9 @@ package handler
 // needs Produce v0 in the table to start) and refused per partition with
 // UNSUPPORTED_VERSION, as Kafka refuses them.
 //
+// A compacted topic refuses records without a key: INVALID_RECORD with the
+// index of each such record (v8+ record errors), as Kafka answers.
+//
 // A topic whose compression.type is not "producer" gets its batches
 // recompressed to that codec before they are stored, as in Kafka.
 //
@@ -79,6 +82,12 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 			if !ok || !open {
 				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				continue
+			}
+			if b.compacted(img, topic.Name) {
+				if errs, msg, code := keylessRecordErrors(rp.Records, topic.Name, rp.Partition); code != 0 {
+					po.ErrorCode, po.ErrorMessage, po.ErrorRecords = code, msg, errs
+					continue
+				}
 			}
 			records, err := recompressForTopic(rp.Records, img.TopicConfigs(topic.Name)["compression.type"])
 			if err != nil {

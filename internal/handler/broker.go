@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 	"log/slog"
+	"slices"
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/fetchsession"
@@ -49,6 +50,8 @@ type Options struct {
 type Broker struct {
 	opts   Options
 	logger *slog.Logger
+	// staticCompact: the static log.cleanup.policy includes compact.
+	staticCompact bool
 }
 
 // NewBroker returns the handler layer over the given options.
@@ -60,7 +63,9 @@ func NewBroker(opts Options) *Broker {
 	if opts.FetchSessions == nil {
 		opts.FetchSessions = fetchsession.NewCache(0)
 	}
-	return &Broker{opts: opts, logger: logger}
+	b := &Broker{opts: opts, logger: logger}
+	b.staticCompact = slices.Contains(b.staticBrokerConfig().List("log.cleanup.policy"), "compact")
+	return b
 }
 
 // Handle runs api's handler for r.
