@@ -18,7 +18,8 @@ import (
 	"github.com/karst-broker/karst/karsttest"
 )
 
-// createTopic makes a one-partition topic so order is total.
+// createTopic makes a one-partition topic so order is total, with room
+// for the 1 MiB record.
 func createTopic(t *testing.T, addr, topic string) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
@@ -26,7 +27,8 @@ func createTopic(t *testing.T, addr, topic string) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	if _, err := kadm.NewClient(cl).CreateTopic(testContext(t), 1, 1, nil, topic); err != nil {
+	maxMessage := "2097152"
+	if _, err := kadm.NewClient(cl).CreateTopic(testContext(t), 1, 1, map[string]*string{"max.message.bytes": &maxMessage}, topic); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -43,6 +45,7 @@ func TestSaramaProduceConsumeEveryCodec(t *testing.T) {
 		cfg.Producer.Return.Successes = true
 		cfg.Producer.RequiredAcks = sarama.WaitForAll
 		cfg.Producer.Compression = codecs[name]
+		cfg.Producer.MaxMessageBytes = 2 * oneMiB
 		producer, err := sarama.NewSyncProducer([]string{b.Addr()}, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +105,7 @@ func TestKafkaGoProduceConsumeEveryCodec(t *testing.T) {
 		// A transport per writer: the default one caches metadata across
 		// writers and would not see the topic just created.
 		w := &segkafka.Writer{Addr: segkafka.TCP(b.Addr()), Topic: topic, RequiredAcks: segkafka.RequireAll, Transport: &segkafka.Transport{},
-			Compression: codecs[name], BatchTimeout: 5 * time.Millisecond, BatchSize: 1000}
+			Compression: codecs[name], BatchTimeout: 5 * time.Millisecond, BatchSize: 1000, BatchBytes: 2 * oneMiB}
 		sent := scenarioRecords(name, 40)
 		var msgs []segkafka.Message
 		for _, r := range sent {
@@ -116,7 +119,7 @@ func TestKafkaGoProduceConsumeEveryCodec(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		w.Close()
-		rd := segkafka.NewReader(segkafka.ReaderConfig{Brokers: []string{b.Addr()}, Topic: topic, Partition: 0, MaxWait: 100 * time.Millisecond})
+		rd := segkafka.NewReader(segkafka.ReaderConfig{Brokers: []string{b.Addr()}, Topic: topic, Partition: 0, MaxWait: 100 * time.Millisecond, MaxBytes: 4 * oneMiB})
 		var got []testRecord
 		for len(got) < len(sent) {
 			m, err := rd.ReadMessage(ctx)
@@ -140,7 +143,7 @@ func TestConfluentKafkaGoProduceConsumeEveryCodec(t *testing.T) {
 		topic := "confluent-" + name
 		createTopic(t, b.Addr(), topic)
 		p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": b.Addr(), "compression.type": name,
-			"enable.idempotence": true, "linger.ms": 5})
+			"enable.idempotence": true, "linger.ms": 5, "message.max.bytes": 2 * oneMiB})
 		if err != nil {
 			t.Fatal(err)
 		}

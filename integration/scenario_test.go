@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -14,8 +15,12 @@ type testRecord struct {
 	timestamp  time.Time
 }
 
+// oneMiB is the size of the large record every client must round-trip.
+const oneMiB = 1 << 20
+
 // scenarioRecords returns n records for a codec: distinct keys and values,
-// an empty value, repeated header keys, and timestamps out of order.
+// repeated header keys, and timestamps out of order; uncompressed runs end
+// with a 1 MiB incompressible value.
 func scenarioRecords(codec string, n int) []testRecord {
 	out := make([]testRecord, n)
 	for i := range out {
@@ -26,6 +31,14 @@ func scenarioRecords(codec string, n int) []testRecord {
 			headers:   [][2][]byte{{[]byte("codec"), []byte(codec)}, {[]byte("n"), []byte(fmt.Sprint(i))}, {[]byte("n"), []byte("again")}},
 			timestamp: time.UnixMilli(1_700_000_000_000 + int64((i*7919)%1000)),
 		}
+	}
+	if codec == "none" {
+		big := make([]byte, oneMiB)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range big {
+			big[i] = byte(rng.Uint32())
+		}
+		out = append(out, testRecord{key: []byte("one-mib"), value: big, timestamp: time.UnixMilli(1_700_000_001_000)})
 	}
 	return out
 }
