@@ -10,8 +10,8 @@
 #   *.png         throughput, latency and memory plots (needs matplotlib, which
 #                 is pip-installed into scripts/bench/.venv; skipped if that fails)
 #
-# Environment: REPS (3), MODES (apiversions connections produce consume e2e
-# startup), DURATION per timed mode (10s, at most 30s), CONNS for the
+# Environment: REPS (3), MODES (apiversions connections produce consume
+# produce100 e2e startup), DURATION per timed mode (10s, at most 30s), CONNS for the
 # connections mode (1000), KARST_BIN (a karst with `bench`; default: built from
 # this tree), BROKERS ("karst kafka"). A mode a broker cannot do (Karst before
 # its data path lands) is recorded as failed with its error; the script goes on.
@@ -21,7 +21,7 @@ source "$(dirname "$0")/lib.sh"
 if [ $# -ne 1 ]; then sed -n '2,18p' "$0" >&2; exit 2; fi
 OUT="$1"; mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
 REPS="${REPS:-3}"
-MODES="${MODES:-apiversions connections produce consume e2e startup}"
+MODES="${MODES:-apiversions connections produce consume produce100 e2e startup}"
 DURATION="${DURATION:-10s}"
 CONNS="${CONNS:-1000}"
 BROKERS="${BROKERS:-karst kafka}"
@@ -39,12 +39,14 @@ run_mode() {
     apiversions) args+=(-conns 1,64 -requests 100000000 -duration "$DURATION") ;;
     connections) args+=(-conns "$CONNS") ;;
     produce)     args+=(-duration "$DURATION" -records 5000000 -topic bench-compare) ;;
+    produce100)  args+=(-duration "$DURATION" -records 50000000 -record-size 100 -topic bench-compare-100) ;;
     # Read back everything this rep's produce wrote (each broker wrote what
     # it managed in DURATION), bounded by DURATION as well.
     consume)     args+=(-duration "$DURATION" -records "${PRODUCED:-5000000}" -topic bench-compare) ;;
     e2e)         args+=(-duration "$DURATION" -rate 10000) ;;
   esac
-  local out; out="$(timeout 120 "$KARST" bench "$mode" "${args[@]}" 2>"$WORK/stderr")"
+  local tool_mode="${mode%100}" # produce100 is produce with 100-byte records
+  local out; out="$(timeout 120 "$KARST" bench "$tool_mode" "${args[@]}" 2>"$WORK/stderr")"
   local rc=$?
   if [ -z "$out" ]; then # crashed or timed out: still one line, marked failed
     out="mode=$mode error=\"exit $rc: $(tr '\n"' ' ' < "$WORK/stderr" | cut -c1-200)\" broker=$broker rep=$rep"
@@ -99,7 +101,8 @@ Notes: one broker runs at a time on this machine ($(nproc) cores), the load tool
 Modes: apiversions = raw pipelined ApiVersions (window 64 per connection), $DURATION each;
 connections = $CONNS idle connections (RSS is the OS's view: a JVM's heap is reserved up front,
 so Kafka's per-connection figure understates its cost); produce = 1 KiB random records, acks=all,
-idempotent, linger 5 ms, 6 partitions, for $DURATION; consume = read back what produce wrote,
+idempotent, linger 5 ms, 6 partitions, for $DURATION (produce-100B: the same with 100-byte
+records); consume = read back what produce wrote,
 from the start, no group; e2e = 10,000 records/s of 1 KiB for $DURATION, first second left out;
 startup = restart on the data directory the run just wrote (Karst's may include recovery of it).
 NOTES
