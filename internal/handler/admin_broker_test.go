@@ -14,23 +14,6 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 )
 
-// adminRecordLog keeps metadata records in memory.
-type adminRecordLog struct{ records [][]byte }
-
-func (m *adminRecordLog) AppendRecords(rs [][]byte) error {
-	m.records = append(m.records, rs...)
-	return nil
-}
-
-func (m *adminRecordLog) ReadAll(fn func([]byte) error) error {
-	for _, r := range m.records {
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // adminFixture is a handler layer over a real metadata store and real
 // partition logs in a temporary directory.
 type adminFixture struct {
@@ -63,7 +46,7 @@ func newAdminFixture(t *testing.T, schema metadata.ConfigSchema) *adminFixture {
 		}
 		return out
 	}
-	store, err := metadata.OpenStore(&adminRecordLog{}, metadata.StoreOptions{
+	store, err := metadata.OpenStore(&metadata.MemoryLog{}, metadata.StoreOptions{
 		Node: metadata.Node{ID: 1, DefaultPartitions: 1, DefaultReplicationFactor: 1, Configs: schema},
 		OnCommit: func(_, next *metadata.Image, _ []metadata.Record) {
 			if err := mgr.Reconcile(specs(next)); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/fetchsession"
+	"github.com/karst-broker/karst/internal/group"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
@@ -44,6 +45,9 @@ type Options struct {
 	Settings *config.Broker
 	// LogDir is the data directory, as DescribeLogDirs reports it.
 	LogDir string
+	// Groups is the group coordinator; nil answers group APIs with
+	// COORDINATOR_NOT_AVAILABLE.
+	Groups *group.Coordinator
 }
 
 // Broker is what every handler reaches the rest of Karst through.

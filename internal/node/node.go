@@ -15,6 +15,7 @@ import (
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/fetchsession"
+	"github.com/karst-broker/karst/internal/group"
 	"github.com/karst-broker/karst/internal/handler"
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
@@ -27,6 +28,10 @@ import (
 // how often the recovery points are recorded, which bounds how much of a
 // log is validated after a crash.
 const checkpointInterval = time.Minute
+
+// groupTickInterval is how often the group coordinator applies session,
+// join and sync timeouts.
+const groupTickInterval = 50 * time.Millisecond
 
 // fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
 const fetchSessionSlots = 1000
@@ -99,6 +104,14 @@ func Start(cfg Config) (n *Node, err error) {
 		n.srv.Shutdown(context.Background())
 		return nil, err
 	}
+	offsetsTopic := group.NewOffsetsTopic(n.store, n.storage, group.ConfigFrom(cfg.Settings).OffsetsTopicPartitions, group.SegmentBytes(cfg.Settings))
+	groups := group.New(group.ConfigFrom(cfg.Settings), group.Options{Store: offsetsTopic, Logger: logger})
+	if skipped, err := groups.Load(offsetsTopic); err != nil {
+		n.srv.Shutdown(context.Background())
+		return nil, fmt.Errorf("loading %s: %w", metadata.ConsumerOffsetsTopic, err)
+	} else if skipped > 0 {
+		logger.Warn("skipped malformed records while loading group state", "records", skipped)
+	}
 	broker := handler.NewBroker(handler.Options{
 		ClusterID:        cfg.ClusterID,
 		NodeID:           cfg.NodeID,
@@ -112,6 +125,7 @@ func Start(cfg Config) (n *Node, err error) {
 			return n.store.AllocateProducerIDs(cfg.NodeID, brokerEpoch)
 		}),
 		LogDir: cfg.DataDir,
+		Groups: groups,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
@@ -121,6 +135,7 @@ func Start(cfg Config) (n *Node, err error) {
 	}
 	go n.storage.RunRetention(ctx, interval)
 	go n.writeCheckpoints(ctx, checkpointInterval)
+	go groups.Run(ctx, groupTickInterval)
 	n.srv.Serve(broker)
 	return n, nil
 }

@@ -50,23 +50,6 @@ func seedFrames() [][]byte {
 	return append(frames, raw)
 }
 
-// memoryRecordLog keeps metadata records in memory for the fuzz broker.
-type memoryRecordLog struct{ records [][]byte }
-
-func (m *memoryRecordLog) AppendRecords(rs [][]byte) error {
-	m.records = append(m.records, rs...)
-	return nil
-}
-
-func (m *memoryRecordLog) ReadAll(fn func([]byte) error) error {
-	for _, r := range m.records {
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // fuzzBroker is a complete handler layer over a temporary data directory,
 // with one topic so that data-path requests reach the logs.
 func fuzzBroker(t testing.TB) *handler.Broker {
@@ -86,7 +69,7 @@ func fuzzBroker(t testing.TB) *handler.Broker {
 		}
 		return out
 	}
-	store, err = metadata.OpenStore(&memoryRecordLog{}, metadata.StoreOptions{
+	store, err = metadata.OpenStore(&metadata.MemoryLog{}, metadata.StoreOptions{
 		Node:     metadata.Node{ID: 1, DefaultPartitions: 1, DefaultReplicationFactor: 1},
 		OnCommit: func(_, next *metadata.Image, _ []metadata.Record) { mgr.Reconcile(specs(next)) },
 	})

@@ -1,0 +1,107 @@
+package group
+
+import (
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+)
+
+// Coordinator owns every group this broker coordinates (with a single
+// node: all of them).
+type Coordinator struct {
+	cfg    Config
+	clock  Clock
+	store  Store
+	logger *slog.Logger
+	// newUUID makes the random part of member ids.
+	newUUID func() string
+
+	mu     sync.RWMutex
+	groups map[string]*classicGroup
+}
+
+// Options are a coordinator's collaborators; zero values pick the wall
+// clock, no persistence and slog's default logger.
+type Options struct {
+	Clock  Clock
+	Store  Store
+	Logger *slog.Logger
+}
+
+// New returns a coordinator with no groups; Load fills it from a Store.
+func New(cfg Config, opts Options) *Coordinator {
+	c := &Coordinator{cfg: cfg, clock: opts.Clock, store: opts.Store, logger: opts.Logger,
+		newUUID: randomUUID, groups: map[string]*classicGroup{}}
+	if c.clock == nil {
+		c.clock = SystemClock{}
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	if c.cfg.NewMemberJoinTimeout <= 0 {
+		c.cfg.NewMemberJoinTimeout = DefaultConfig().NewMemberJoinTimeout
+	}
+	if c.cfg.MaxSize <= 0 {
+		c.cfg.MaxSize = DefaultConfig().MaxSize
+	}
+	return c
+}
+
+// Config returns the coordinator's settings.
+func (c *Coordinator) Config() Config { return c.cfg }
+
+// group returns a group, creating it (Empty) when create is set.
+func (c *Coordinator) group(id string, create bool) *classicGroup {
+	c.mu.RLock()
+	g := c.groups[id]
+	c.mu.RUnlock()
+	if g != nil || !create {
+		return g
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g = c.groups[id]; g == nil {
+		g = newClassicGroup(c, id, c.clock.Now())
+		c.groups[id] = g
+	}
+	return g
+}
+
+// snapshot lists the groups, ordered by id.
+func (c *Coordinator) snapshot() []*classicGroup {
+	c.mu.RLock()
+	out := make([]*classicGroup, 0, len(c.groups))
+	for _, g := range c.groups {
+		out = append(out, g)
+	}
+	c.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *classicGroup) int {
+		switch {
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// drop removes a Dead group from the map; the caller holds g.mu.
+func (c *Coordinator) drop(g *classicGroup) {
+	c.mu.Lock()
+	if c.groups[g.id] == g {
+		delete(c.groups, g.id)
+	}
+	c.mu.Unlock()
+}
+
+func randomUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

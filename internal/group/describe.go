@@ -1,0 +1,85 @@
+package group
+
+import (
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// Describe reports groups (DescribeGroups). An unknown group is reported
+// Dead with GROUP_ID_NOT_FOUND; callers answering DescribeGroups before
+// v6 clear that error, as Kafka did.
+func (c *Coordinator) Describe(ids []string) []Description {
+	out := make([]Description, len(ids))
+	for i, id := range ids {
+		d := &out[i]
+		d.GroupID = id
+		g := c.group(id, false)
+		if g == nil {
+			d.State, d.Err = Dead.String(), kerr.GroupIDNotFound
+			continue
+		}
+		g.mu.Lock()
+		d.State, d.ProtocolType = g.state.String(), g.protocolType
+		if g.state == Dead {
+			d.Err = kerr.GroupIDNotFound
+		}
+		stable := g.state == Stable
+		if stable {
+			d.Protocol = g.protocol
+		}
+		for _, m := range g.allMembers() {
+			md := MemberDescription{MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
+				Metadata: []byte{}, Assignment: []byte{}}
+			if stable {
+				md.Metadata = m.metadataFor(g.protocol)
+				if m.assignment != nil {
+					md.Assignment = m.assignment
+				}
+			}
+			d.Members = append(d.Members, md)
+		}
+		g.mu.Unlock()
+	}
+	return out
+}
+
+// List reports every group whose state is in states and whose type is in
+// types (ListGroups); empty filters match all.
+func (c *Coordinator) List(states, types []string) []Listing {
+	var out []Listing
+	for _, g := range c.snapshot() {
+		g.mu.Lock()
+		l := Listing{GroupID: g.id, ProtocolType: g.protocolType, State: g.state.String(), Type: "classic"}
+		dead := g.state == Dead
+		g.mu.Unlock()
+		if dead || (len(states) > 0 && !containsFold(states, l.State)) || (len(types) > 0 && !containsFold(types, l.Type)) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func containsFold(list []string, s string) bool {
+	return slices.ContainsFunc(list, func(x string) bool { return equalFold(x, s) })
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

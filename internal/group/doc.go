@@ -1,0 +1,32 @@
+// Package group is the group coordinator: it owns consumer groups of the
+// classic protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), their
+// committed offsets, and their persistence in the internal topic
+// __consumer_offsets, in Apache Kafka's own record formats.
+//
+// The core is a deterministic state machine. Every change comes from a
+// call (a request, or Tick for the passage of time) and time comes from a
+// replaceable Clock, so a test can drive thousands of rebalances with a
+// fake clock and replay a failure exactly. The core does no I/O: records
+// go to a Store, which the broker backs with the partition logs
+// (OffsetsTopic) and tests leave nil or fake.
+//
+// A classic group moves through Kafka's states:
+//
+//	Empty -> PreparingRebalance -> CompletingRebalance -> Stable
+//	            ^                         |                  |
+//	            +-------------------------+------------------+
+//
+// and Dead once deleted. JoinGroup and SyncGroup answers wait until the
+// rebalance gets far enough; Join and Sync return a channel that receives
+// the one answer, so the handler can wait without blocking its
+// connection's reader.
+//
+// Locking: the coordinator's map of groups has its own lock; each group
+// has a lock of its own, so groups never wait for one another. A group's
+// records are appended to its __consumer_offsets partition while its lock
+// is held, which keeps the log in the order of the state changes.
+//
+// KIP-848 (consumer groups, ConsumerGroupHeartbeat) and share groups are
+// not here yet; records of those group types found in __consumer_offsets
+// are skipped on load.
+package group

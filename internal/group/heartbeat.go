@@ -1,0 +1,32 @@
+package group
+
+import "github.com/twmb/franz-go/pkg/kerr"
+
+// Heartbeat keeps a member alive and tells it whether to rejoin
+// (REBALANCE_IN_PROGRESS).
+func (c *Coordinator) Heartbeat(groupID, memberID string, instanceID *string, generation int32) *kerr.Error {
+	g := c.group(groupID, false)
+	if g == nil {
+		return kerr.UnknownMemberID
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.state == Dead {
+		return kerr.CoordinatorNotAvailable
+	}
+	if err := g.validateMember(memberID, instanceID); err != nil {
+		return err
+	}
+	if generation != g.generation {
+		return kerr.IllegalGeneration
+	}
+	m := g.members[memberID]
+	m.deadline = c.clock.Now().Add(m.sessionTimeout)
+	switch g.state {
+	case Empty:
+		return kerr.UnknownMemberID
+	case PreparingRebalance:
+		return kerr.RebalanceInProgress
+	}
+	return nil
+}

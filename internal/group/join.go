@@ -1,0 +1,175 @@
+package group
+
+import (
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// Join handles a JoinGroup. The returned channel receives the one answer:
+// at once for errors and MEMBER_ID_REQUIRED, otherwise when the join
+// phase of the rebalance completes.
+func (c *Coordinator) Join(req JoinRequest) <-chan JoinResult {
+	ch := make(chan JoinResult, 1)
+	fail := func(err *kerr.Error) <-chan JoinResult {
+		ch <- JoinResult{Err: err, MemberID: req.MemberID, Generation: -1}
+		return ch
+	}
+	if req.GroupID == "" {
+		return fail(kerr.InvalidGroupID)
+	}
+	if req.SessionTimeout < c.cfg.MinSessionTimeout || req.SessionTimeout > c.cfg.MaxSessionTimeout {
+		return fail(kerr.InvalidSessionTimeout)
+	}
+	g := c.group(req.GroupID, req.MemberID == "")
+	if g == nil {
+		return fail(kerr.UnknownMemberID)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := c.clock.Now()
+	switch {
+	case !g.acceptJoining(req.MemberID):
+		return fail(kerr.GroupMaxSizeReached)
+	case g.state == Dead:
+		return fail(kerr.CoordinatorNotAvailable)
+	case !g.supportsProtocols(req.ProtocolType, req.Protocols):
+		return fail(kerr.InconsistentGroupProtocol)
+	case req.MemberID == "":
+		g.joinNew(req, ch, now)
+	default:
+		g.joinExisting(req, ch, now)
+	}
+	return ch
+}
+
+func (g *classicGroup) joinNew(req JoinRequest, ch chan JoinResult, now time.Time) {
+	if req.InstanceID != nil {
+		id := *req.InstanceID + "-" + g.c.newUUID()
+		if old, ok := g.static[*req.InstanceID]; ok {
+			g.replaceStaticMember(old, id, req, ch, now)
+			return
+		}
+		g.addMember(id, req, ch, now)
+		return
+	}
+	id := req.ClientID + "-" + g.c.newUUID()
+	if req.RequireKnownMemberID {
+		g.pending[id] = now.Add(req.SessionTimeout)
+		ch <- JoinResult{Err: kerr.MemberIDRequired, MemberID: id, Generation: -1}
+		return
+	}
+	g.addMember(id, req, ch, now)
+}
+
+func (g *classicGroup) joinExisting(req JoinRequest, ch chan JoinResult, now time.Time) {
+	if _, ok := g.pending[req.MemberID]; ok {
+		delete(g.pending, req.MemberID)
+		g.addMember(req.MemberID, req, ch, now)
+		return
+	}
+	if req.InstanceID != nil {
+		if existing, ok := g.static[*req.InstanceID]; ok && existing != req.MemberID {
+			ch <- JoinResult{Err: kerr.FencedInstanceID, MemberID: req.MemberID, Generation: -1}
+			return
+		} else if !ok {
+			ch <- JoinResult{Err: kerr.UnknownMemberID, MemberID: req.MemberID, Generation: -1}
+			return
+		}
+	}
+	m, ok := g.members[req.MemberID]
+	if !ok {
+		ch <- JoinResult{Err: kerr.UnknownMemberID, MemberID: req.MemberID, Generation: -1}
+		return
+	}
+	switch g.state {
+	case PreparingRebalance:
+		g.updateMember(m, req, ch, now)
+	case CompletingRebalance:
+		if sameProtocols(m.protocols, req.Protocols) {
+			// The member missed its answer (a retry): send it again.
+			ch <- g.currentJoinResult(m, m.id == g.leader)
+			return
+		}
+		g.updateMember(m, req, ch, now)
+	case Stable:
+		if m.id == g.leader || !sameProtocols(m.protocols, req.Protocols) {
+			// The leader rejoining asks for a new assignment, as does a
+			// member whose subscription changed.
+			g.updateMember(m, req, ch, now)
+			return
+		}
+		ch <- g.currentJoinResult(m, false)
+	default:
+		ch <- JoinResult{Err: kerr.UnknownMemberID, MemberID: req.MemberID, Generation: -1}
+	}
+}
+
+func (g *classicGroup) addMember(id string, req JoinRequest, ch chan JoinResult, now time.Time) {
+	m := &member{
+		id: id, instanceID: req.InstanceID, clientID: req.ClientID, clientHost: req.ClientHost,
+		protocolType: req.ProtocolType, protocols: req.Protocols,
+		sessionTimeout: req.SessionTimeout, rebalanceTimeout: req.RebalanceTimeout,
+		isNew: true, deadline: now.Add(g.c.cfg.NewMemberJoinTimeout),
+	}
+	g.add(m, ch)
+	if g.state == PreparingRebalance && g.initialJoin {
+		g.newMemberAdded = true
+	}
+	g.maybePrepareRebalanceOrCompleteJoin(now)
+}
+
+func (g *classicGroup) updateMember(m *member, req JoinRequest, ch chan JoinResult, now time.Time) {
+	// A second JoinGroup from the same member replaces the first, whose
+	// connection has most likely given up on it.
+	m.respondJoin(JoinResult{Err: kerr.RebalanceInProgress, MemberID: m.id, Generation: -1})
+	m.protocols = req.Protocols
+	m.sessionTimeout, m.rebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
+	m.clientID, m.clientHost = req.ClientID, req.ClientHost
+	m.join = ch
+	g.maybePrepareRebalanceOrCompleteJoin(now)
+}
+
+// replaceStaticMember gives a static member that rejoined without its id
+// (a restart) a new id, fencing the old one. A stable group whose member
+// kept its subscription carries on without a rebalance.
+func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest, ch chan JoinResult, now time.Time) {
+	old := g.members[oldID]
+	old.respondJoin(JoinResult{Err: kerr.FencedInstanceID, MemberID: oldID, Generation: -1})
+	old.respondSync(SyncResult{Err: kerr.FencedInstanceID})
+	m := *old
+	m.id, m.join, m.sync = newID, nil, nil
+	m.clientID, m.clientHost = req.ClientID, req.ClientHost
+	m.sessionTimeout, m.rebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
+	m.deadline = now.Add(req.SessionTimeout)
+	delete(g.members, oldID)
+	g.members[newID] = &m
+	for i, id := range g.order {
+		if id == oldID {
+			g.order[i] = newID
+		}
+	}
+	g.static[*req.InstanceID] = newID
+	wasLeader := g.leader == oldID
+	if wasLeader {
+		g.leader = newID
+	}
+	if g.pendingSync[oldID] {
+		delete(g.pendingSync, oldID)
+		g.pendingSync[newID] = true
+	}
+	protocolsChanged := !sameProtocols(m.protocols, req.Protocols)
+	switch {
+	case g.state == Stable && !protocolsChanged:
+		g.persistGroup()
+		r := g.currentJoinResult(&m, wasLeader)
+		// The leader gets the members to know the group but keeps the
+		// assignment it has (KIP-814).
+		r.SkipAssignment = wasLeader
+		ch <- r
+	default:
+		m.protocols = req.Protocols
+		m.join = ch
+		g.maybePrepareRebalanceOrCompleteJoin(now)
+	}
+}

@@ -1,0 +1,160 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/record"
+	"github.com/karst-broker/karst/internal/storage"
+)
+
+// OffsetsTopic is the Store the broker uses: the partitions of
+// __consumer_offsets, created on first use with Kafka's settings for it.
+// It is the only part of this package that does I/O.
+type OffsetsTopic struct {
+	meta        *metadata.Store
+	logs        *storage.Manager
+	partitions  int32 // offsets.topic.num.partitions
+	segmentSize int32 // offsets.topic.segment.bytes
+	now         func() time.Time
+
+	mu sync.Mutex // serialises creation
+}
+
+// NewOffsetsTopic returns the store over the broker's metadata and logs.
+func NewOffsetsTopic(meta *metadata.Store, logs *storage.Manager, partitions, segmentBytes int32) *OffsetsTopic {
+	if partitions <= 0 {
+		partitions = DefaultConfig().OffsetsTopicPartitions
+	}
+	return &OffsetsTopic{meta: meta, logs: logs, partitions: partitions, segmentSize: segmentBytes, now: time.Now}
+}
+
+// Ensure creates __consumer_offsets if it does not exist.
+func (o *OffsetsTopic) Ensure() error {
+	if _, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic); ok {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic); ok {
+		return nil
+	}
+	compact, uncompressed := "compact", "producer"
+	configs := map[string]*string{"cleanup.policy": &compact, "compression.type": &uncompressed}
+	if o.segmentSize > 0 {
+		seg := strconv.Itoa(int(o.segmentSize))
+		configs["segment.bytes"] = &seg
+	}
+	_, err := o.meta.CreateTopic(metadata.CreateTopicRequest{
+		Name: metadata.ConsumerOffsetsTopic, NumPartitions: o.partitions, ReplicationFactor: 1, Configs: configs,
+	})
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", metadata.ConsumerOffsetsTopic, err)
+	}
+	return nil
+}
+
+// Append writes records to the group's partition as one batch.
+func (o *OffsetsTopic) Append(groupID string, recs []Record) (Durable, error) {
+	if err := o.Ensure(); err != nil {
+		return nil, err
+	}
+	t, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic)
+	if !ok {
+		return nil, errors.New("group: __consumer_offsets vanished")
+	}
+	p := PartitionFor(groupID, int32(len(t.Partitions)))
+	meta, ok := t.Partition(p)
+	part, open := o.logs.Get(metadata.ConsumerOffsetsTopic, p)
+	if !ok || !open {
+		return nil, fmt.Errorf("group: %s-%d is not open", metadata.ConsumerOffsetsTopic, p)
+	}
+	rs := make([]record.Record, len(recs))
+	for i, r := range recs {
+		rs[i] = record.Record{Key: r.Key, Value: r.Value}
+	}
+	batch, err := record.Build(nil, record.BatchHeader{
+		BaseTimestamp: o.now().UnixMilli(), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+	}, rs)
+	if err != nil {
+		return nil, err
+	}
+	res, err := part.Log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: meta.LeaderEpoch})
+	if err != nil {
+		return nil, err
+	}
+	l, last := part.Log, res.LastOffset
+	return func(ctx context.Context) error { return l.WaitDurable(ctx, last) }, nil
+}
+
+// loadChunk is how much of a partition is read at a time on load
+// (offsets.load.buffer.size).
+const loadChunk = 5 << 20
+
+// Replay calls fn with every record of every partition, in log order,
+// skipping control batches and transactional data (there are no
+// transactional offset commits yet).
+func (o *OffsetsTopic) Replay(fn func(key, value []byte) error) error {
+	t, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic)
+	if !ok {
+		return nil
+	}
+	var buf []byte
+	for _, pm := range t.Partitions {
+		part, open := o.logs.Get(metadata.ConsumerOffsetsTopic, pm.ID)
+		if !open {
+			continue
+		}
+		var err error
+		if buf, err = replayLog(part.Log, buf, fn); err != nil {
+			return fmt.Errorf("loading %s-%d: %w", metadata.ConsumerOffsetsTopic, pm.ID, err)
+		}
+	}
+	return nil
+}
+
+func replayLog(l *klog.Log, buf []byte, fn func(key, value []byte) error) ([]byte, error) {
+	offset := l.LogStartOffset()
+	for offset < l.HighWatermark() {
+		data, _, err := l.ReadBytes(buf, offset, loadChunk, true)
+		if err != nil {
+			return buf, err
+		}
+		buf = data
+		if len(data) == 0 {
+			return buf, nil
+		}
+		s := record.NewSplitter(data, 0)
+		next := offset
+		for {
+			b, err := s.Next()
+			if err != nil {
+				if errors.Is(err, record.ErrTruncated) && next > offset {
+					break // the read ended inside a batch; read on from it
+				}
+				return buf, err
+			}
+			if b == nil {
+				break
+			}
+			next = b.NextOffset()
+			if b.IsControl() || b.IsTransactional() {
+				continue
+			}
+			if err := b.ForEachRecord(loadChunk*4, func(r *record.Record) error { return fn(r.Key, r.Value) }); err != nil {
+				return buf, err
+			}
+		}
+		if next <= offset {
+			return buf, nil
+		}
+		offset = next
+	}
+	return buf, nil
+}

@@ -1,0 +1,98 @@
+package handler
+
+// OffsetCommit (key 8), versions 2–9 (Kafka 4 dropped v0–v1).
+//
+//	v2–v4: retention time (ignored, as Kafka ignores it since 2.1).
+//	v3: throttle time.
+//	v6: leader epoch per partition.
+//	v7: group.instance.id.
+//	v8: flexible.
+//	v9: a commit with a generation to a group that does not exist is
+//	    GROUP_ID_NOT_FOUND rather than ILLEGAL_GENERATION (KIP-848).
+//
+// A commit with generation -1 and no member id comes from outside group
+// management and is accepted while the group is empty. Offsets are
+// written to __consumer_offsets and answered once durable.
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/group"
+)
+
+func init() { register(8, 2, 9, (*Broker).handleOffsetCommit) }
+
+func (b *Broker) handleOffsetCommit(_ context.Context, r *Request) Outcome {
+	req := r.Body.(*kmsg.OffsetCommitRequest)
+	v := r.Version()
+	resp := kmsg.NewPtrOffsetCommitResponse()
+	// out[i] points at the answer for the i-th offset sent to the
+	// coordinator.
+	var out []*kmsg.OffsetCommitResponseTopicPartition
+	cr := group.CommitRequest{GroupID: req.Group, MemberID: req.MemberID, Generation: req.Generation, UnknownGroupNotFound: v >= 9}
+	if v >= 7 {
+		cr.InstanceID = req.InstanceID
+	}
+	img := b.image()
+	resp.Topics = make([]kmsg.OffsetCommitResponseTopic, len(req.Topics))
+	for i, rt := range req.Topics {
+		t := &resp.Topics[i]
+		*t = kmsg.NewOffsetCommitResponseTopic()
+		t.Topic = rt.Topic
+		t.Partitions = make([]kmsg.OffsetCommitResponseTopicPartition, len(rt.Partitions))
+		_, known := img.Topic(rt.Topic)
+		for j, rp := range rt.Partitions {
+			p := &t.Partitions[j]
+			*p = kmsg.NewOffsetCommitResponseTopicPartition()
+			p.Partition = rp.Partition
+			if !known {
+				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				continue
+			}
+			epoch := int32(-1)
+			if v >= 6 {
+				epoch = rp.LeaderEpoch
+			}
+			cr.Offsets = append(cr.Offsets, group.OffsetToCommit{
+				TopicPartition: group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition},
+				Offset:         rp.Offset, LeaderEpoch: epoch, Metadata: rp.Metadata,
+			})
+			out = append(out, p)
+		}
+	}
+	gc := b.groups()
+	if gc == nil {
+		for _, p := range out {
+			p.ErrorCode = kerr.CoordinatorNotAvailable.Code
+		}
+		return Ready(resp)
+	}
+	if len(cr.Offsets) == 0 {
+		return Ready(resp)
+	}
+	top, errs, wait := gc.CommitOffsets(cr)
+	for i, p := range out {
+		switch {
+		case top != nil:
+			p.ErrorCode = top.Code
+		default:
+			p.ErrorCode = code(errs[i])
+		}
+	}
+	if top != nil {
+		return Ready(resp)
+	}
+	return Outcome{Later: func(ctx context.Context) kmsg.Response {
+		if c := waitDurable(ctx, wait); c != 0 {
+			for i, p := range out {
+				if errs[i] == nil {
+					p.ErrorCode = c
+				}
+			}
+		}
+		return resp
+	}}
+}

@@ -1,0 +1,125 @@
+package handler
+
+// OffsetFetch (key 9), versions 1–9 (Kafka 4 dropped v0).
+//
+//	v2: null topics fetch every committed offset; a top-level error.
+//	v3: throttle time.
+//	v5: leader epoch per partition.
+//	v6: flexible.
+//	v7: require_stable (KIP-447): wait out pending transactional commits.
+//	v8: many groups per request (KIP-709).
+//	v9: member id and epoch (KIP-848; not checked for classic groups).
+//
+// Partitions without a commit answer offset -1 and no error. With no
+// transactions yet, require_stable never has anything to wait for.
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/group"
+)
+
+func init() { register(9, 1, 9, (*Broker).handleOffsetFetch) }
+
+func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
+	req := r.Body.(*kmsg.OffsetFetchRequest)
+	v := r.Version()
+	resp := kmsg.NewPtrOffsetFetchResponse()
+	if v >= 8 {
+		for _, rg := range req.Groups {
+			var topics []group.TopicPartition
+			if rg.Topics != nil {
+				topics = []group.TopicPartition{}
+				for _, t := range rg.Topics {
+					for _, p := range t.Partitions {
+						topics = append(topics, group.TopicPartition{Topic: t.Topic, Partition: p})
+					}
+				}
+			}
+			errCode, fetched := b.fetchOffsets(rg.Group, topics)
+			g := kmsg.NewOffsetFetchResponseGroup()
+			g.Group, g.ErrorCode = rg.Group, errCode
+			for _, t := range groupFetchedByTopic(fetched) {
+				gt := kmsg.NewOffsetFetchResponseGroupTopic()
+				gt.Topic = t[0].Topic
+				for _, f := range t {
+					gp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+					gp.Partition, gp.Offset, gp.LeaderEpoch, gp.Metadata = f.Partition, f.Offset, f.LeaderEpoch, &f.Metadata
+					gt.Partitions = append(gt.Partitions, gp)
+				}
+				g.Topics = append(g.Topics, gt)
+			}
+			resp.Groups = append(resp.Groups, g)
+		}
+		return Ready(resp)
+	}
+	var topics []group.TopicPartition
+	if req.Topics != nil || v < 2 {
+		topics = []group.TopicPartition{}
+		for _, t := range req.Topics {
+			for _, p := range t.Partitions {
+				topics = append(topics, group.TopicPartition{Topic: t.Topic, Partition: p})
+			}
+		}
+	}
+	errCode, fetched := b.fetchOffsets(req.Group, topics)
+	if v >= 2 {
+		resp.ErrorCode = errCode
+	}
+	for _, t := range groupFetchedByTopic(fetched) {
+		rt := kmsg.NewOffsetFetchResponseTopic()
+		rt.Topic = t[0].Topic
+		for _, f := range t {
+			rp := kmsg.NewOffsetFetchResponseTopicPartition()
+			rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata = f.Partition, f.Offset, f.LeaderEpoch, &f.Metadata
+			if v < 2 {
+				rp.ErrorCode = errCode
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return Ready(resp)
+}
+
+// fetchOffsets asks the coordinator; partitions nil means all.
+func (b *Broker) fetchOffsets(groupID string, partitions []group.TopicPartition) (int16, []group.FetchedOffset) {
+	gc := b.groups()
+	if gc == nil {
+		return kerr.CoordinatorNotAvailable.Code, unknownFetched(partitions)
+	}
+	err, fetched := gc.FetchOffsets(groupID, partitions)
+	if err != nil {
+		return err.Code, unknownFetched(partitions)
+	}
+	return 0, fetched
+}
+
+func unknownFetched(partitions []group.TopicPartition) []group.FetchedOffset {
+	out := make([]group.FetchedOffset, len(partitions))
+	for i, tp := range partitions {
+		out[i] = group.FetchedOffset{TopicPartition: tp, CommittedOffset: group.CommittedOffset{Offset: -1, LeaderEpoch: -1}}
+	}
+	return out
+}
+
+// groupFetchedByTopic groups consecutive offsets of the same topic, in
+// the order given (the request's, or by topic for "all").
+func groupFetchedByTopic(fetched []group.FetchedOffset) [][]*group.FetchedOffset {
+	var out [][]*group.FetchedOffset
+	index := map[string]int{}
+	for i := range fetched {
+		f := &fetched[i]
+		j, ok := index[f.Topic]
+		if !ok {
+			j = len(out)
+			index[f.Topic] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], f)
+	}
+	return out
+}

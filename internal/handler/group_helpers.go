@@ -1,0 +1,61 @@
+package handler
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/karst-broker/karst/internal/group"
+)
+
+// groupWaitLimit bounds how long a coordinator write may wait for fsync
+// before the answer says REQUEST_TIMED_OUT (offsets.commit.timeout.ms).
+const groupWaitLimit = 5 * time.Second
+
+// groups returns the group coordinator; nil when this broker runs
+// without one (then group APIs answer COORDINATOR_NOT_AVAILABLE).
+func (b *Broker) groups() *group.Coordinator { return b.opts.Groups }
+
+// code turns a coordinator error into a wire error code.
+func code(err *kerr.Error) int16 {
+	if err == nil {
+		return 0
+	}
+	return err.Code
+}
+
+// clientHost is the client's address as Kafka reports it: "/ip".
+func clientHost(c *Conn) string {
+	if c == nil || c.RemoteAddr == "" {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(c.RemoteAddr)
+	if err != nil {
+		host = c.RemoteAddr
+	}
+	return "/" + host
+}
+
+// clientID is the request header's client id.
+func clientID(r *Request) string {
+	if r.Header.ClientID == nil {
+		return ""
+	}
+	return *r.Header.ClientID
+}
+
+// waitDurable waits for a coordinator write; the error code to answer
+// with when it is not durable in time.
+func waitDurable(ctx context.Context, wait group.Durable) int16 {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupWaitLimit)
+	defer cancel()
+	if err := wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return kerr.RequestTimedOut.Code
+		}
+		return kerr.CoordinatorNotAvailable.Code
+	}
+	return 0
+}
