@@ -242,6 +242,12 @@ func readFetch(req *kmsg.FetchRequest, targets []*fetchTarget) int {
 		if err != nil {
 			continue
 		}
+		if res.FirstBatchIncomplete {
+			// As Kafka (v3+): a partition whose first batch does not fit
+			// the remaining bytes returns nothing this time rather than a
+			// fragment, which the Java consumer treats as an error.
+			continue
+		}
 		t.region = fileRegion{file: res.File, offset: res.Position, length: res.Length}
 		total += int(res.Length)
 		remaining -= int(res.Length)

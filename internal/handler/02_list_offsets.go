@@ -57,14 +57,30 @@ func (b *Broker) handleListOffsets(_ context.Context, r *Request) Outcome {
 			}
 			part, meta, code := b.leaderPartition(topic, rp.Partition, rp.CurrentLeaderEpoch)
 			if po.ErrorCode = code; code == 0 {
-				po.LeaderEpoch = meta.LeaderEpoch
 				b.listOffset(part, rp.Timestamp, req.IsolationLevel, &po)
+				if po.ErrorCode == 0 && po.Offset >= 0 {
+					po.LeaderEpoch = answerEpoch(part, rp.Timestamp, po.Offset, meta.LeaderEpoch)
+				}
 			}
 			out.Partitions = append(out.Partitions, po)
 		}
 		resp.Topics = append(resp.Topics, out)
 	}
 	return Ready(resp)
+}
+
+// answerEpoch is the leader epoch Kafka reports beside an answer: for
+// "latest", the current leader epoch (Kafka records it in the log's epoch
+// cache when it becomes leader); otherwise the epoch under which the
+// answered offset was written (the current one if the log knows none).
+func answerEpoch(part *storage.Partition, ts, offset int64, current int32) int32 {
+	if ts == latestTimestamp {
+		return current
+	}
+	if epoch := part.Log.EpochForOffset(offset); epoch >= 0 {
+		return epoch
+	}
+	return current
 }
 
 func (b *Broker) listOffset(part *storage.Partition, ts int64, isolation int8, po *kmsg.ListOffsetsResponseTopicPartition) {

@@ -120,3 +120,19 @@ func (c *leaderEpochCache) endOffsetFor(requested int32, logEnd int64) (int32, i
 	}
 	return -1, -1
 }
+
+// EpochForOffset is the leader epoch under which offset was written: the
+// epoch of the last entry starting at or before it, or -1 when none does
+// (as Kafka's LeaderEpochFileCache.epochForOffset).
+func (l *Log) EpochForOffset(offset int64) int32 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	epoch := int32(-1)
+	for _, e := range l.epochs.entries {
+		if e.StartOffset > offset {
+			break
+		}
+		epoch = e.Epoch
+	}
+	return epoch
+}

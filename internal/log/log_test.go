@@ -3,6 +3,7 @@ package log
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -527,3 +528,61 @@ func flipByte(t testing.TB, path string, pos int64) {
 }
 
 var _ = context.Background
+
+func TestReadReportsAFirstBatchCutByMaxBytes(t *testing.T) {
+	l, err := Open(t.TempDir()+"/cut-0", DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	batch, err := record.Build(nil, record.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1},
+		[]record.Record{{Value: make([]byte, 1000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(batch, AppendOptions{Origin: FromClient, LeaderEpoch: -1}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.Read(0, 100, false)
+	if err != nil || !res.FirstBatchIncomplete {
+		t.Fatalf("cut read: incomplete=%v err=%v", res.FirstBatchIncomplete, err)
+	}
+	res, err = l.Read(0, 100, true)
+	if err != nil || res.FirstBatchIncomplete || res.Length != int64(len(batch)) {
+		t.Fatalf("minOneBatch read: incomplete=%v length=%d err=%v", res.FirstBatchIncomplete, res.Length, err)
+	}
+}
+
+// TestCloseWritesTheFinalTimeIndexEntry checks what Kafka relies on after a
+// clean shutdown: the active segment's largest timestamp is in its
+// .timeindex, even when fewer than index.interval.bytes were written.
+func TestCloseWritesTheFinalTimeIndexEntry(t *testing.T) {
+	dir := t.TempDir() + "/tidx-0"
+	l, err := Open(dir, DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range []int64{1_700_000_000_500, 1_700_000_000_900, 1_700_000_000_100} {
+		batch, err := record.Build(nil, record.BatchHeader{BaseTimestamp: ts, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1},
+			[]record.Record{{Value: []byte("v")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(batch, AppendOptions{Origin: FromClient, LeaderEpoch: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(FileName(dir, 0, TimeIndexSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) != 12 {
+		t.Fatalf(".timeindex has %d bytes, want one 12-byte entry", len(data))
+	}
+	if ts, rel := int64(binary.BigEndian.Uint64(data)), binary.BigEndian.Uint32(data[8:]); ts != 1_700_000_000_900 || rel != 1 {
+		t.Fatalf("entry (%d, %d), want (1700000000900, 1)", ts, rel)
+	}
+}

@@ -21,6 +21,9 @@ type ReadResult struct {
 	HighWatermark  int64 // as of the read
 	LogStartOffset int64
 	LogEndOffset   int64
+	// FirstBatchIncomplete: maxBytes cut the first batch (possible only
+	// without minOneBatch), so the slice holds no whole batch.
+	FirstBatchIncomplete bool
 }
 
 // Read locates up to maxBytes of batches starting with the batch holding
@@ -61,6 +64,7 @@ func (l *Log) Read(offset int64, maxBytes int, minOneBatch bool) (ReadResult, er
 			length = size
 		}
 		length = min(length, limit-pos)
+		res.FirstBatchIncomplete = length < size
 		res.Slice = Slice{File: s.log, Position: pos, Length: max(length, 0)}
 		return res, nil
 	}

@@ -114,10 +114,13 @@ func (s *segment) shouldRoll(cfg *Config, incomingBytes int, maxOffsetInBatches 
 		return size > 0 // an oversized batch still goes into an empty segment
 	}
 	if size > 0 {
+		// As Kafka's timeWaitedForRoll: with a first-batch timestamp, the
+		// age is the incoming batch's timestamp minus it (record time, not
+		// wall-clock time, so old timestamps do not roll every append).
 		ref := s.rollingBasedTimestamp
 		var waited time.Duration
-		if ref != record.NoTimestamp {
-			waited = time.Duration(now.UnixMilli()-ref) * time.Millisecond
+		if ref >= 0 {
+			waited = time.Duration(firstBatchMaxTS-ref) * time.Millisecond
 		} else {
 			waited = now.Sub(s.created)
 		}
@@ -231,7 +234,16 @@ func (s *segment) syncIndexes() error {
 
 // close trims the indexes (Kafka leaves clean, trimmed files on shutdown).
 func (s *segment) close() error {
-	err := s.offsetIdx.close()
+	// As Kafka's LogSegment.close: the largest timestamp so far goes into
+	// the time index, so a broker that trusts the indexes after a clean
+	// shutdown (Kafka does) finds it.
+	var err error
+	if s.maxTimestampSoFar != record.NoTimestamp {
+		err = s.timeIdx.maybeAppend(s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar, true)
+	}
+	if e := s.offsetIdx.close(); err == nil {
+		err = e
+	}
 	if e := s.timeIdx.close(); err == nil {
 		err = e
 	}

@@ -5,7 +5,12 @@
 # headers, timestamps; none/gzip/snappy/lz4/zstd batches; an idempotent producer) with one
 # broker, stops it, starts the other broker on the same log dir and checks with a Go client
 # (check/) that every topic, topic id, config override and record is served at the same
-# offset, that ListOffsets earliest/latest match and that new writes continue the offsets:
+# offset, that ListOffsets earliest/latest match, that ListOffsets answers (earliest, latest,
+# max timestamp -3, and a lookup at every record timestamp, its neighbours and beyond both
+# ends) are exactly those the first broker gave on the same data and those the records imply,
+# and that new writes continue the offsets (each partition's new largest timestamp inside the
+# appended batch). Each verify then records its own answers on the grown data for the next
+# broker; leader epochs that differ are printed as "note" lines, not failures:
 #   kafka_clean_to_karst   Kafka 4.1 stopped with SIGTERM, then Karst
 #   kafka_kill9_to_karst   Kafka 4.1 killed with SIGKILL, then Karst
 #   kafka_snapshots_to_karst  Kafka 4.1 taking metadata snapshots all the time, stopped, then Karst
@@ -89,21 +94,23 @@ stop_karst() { # NAME: SIGTERM must end it, with status 0, within 30 s
 }
 
 # ---- checks
-produce() { # DIR NAME
-  if timeout 150 "$WORK/check" produce -bootstrap "$BOOTSTRAP" -manifest "$1/manifest.json" > "$1/produce.out" 2>&1; then
-    pass "$2"
+produce() { # DIR NAME BROKER(kafka|karst)
+  if timeout 150 "$WORK/check" produce -bootstrap "$BOOTSTRAP" -manifest "$1/manifest.json" -broker "$3" > "$1/produce.out" 2>&1; then
+    cp "$1/manifest.json" "$1/manifest-produced.json"; pass "$2"
   else fail "$2" "$1/produce.out"; return 1; fi
 }
-verify() { # DIR SCENARIO: one PASS/FAIL line per check, from the checker
+verify() { # DIR SCENARIO BROKER(kafka|karst): one PASS/FAIL line per check, from the checker
   local out="$1/verify-${2//\//_}.out"
   timeout 150 "$WORK/check" verify -bootstrap "$BOOTSTRAP" -manifest "$1/manifest.json" -out "$1/manifest.next.json" \
-    -name "$2" > "$out" 2>&1
+    -name "$2" -broker "$3" > "$out" 2>&1
   local rc=$?
   cat "$out"
   local p f; p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out"); p=${p:-0}; f=${f:-0}
   PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail "$2/verify_exit_$rc" "$out"; fi
-  [ -f "$1/manifest.next.json" ] && mv "$1/manifest.next.json" "$1/manifest.json"
+  # Each step's manifest stays for INTEROP_KEEP_DATA=1 post-mortems.
+  [ -f "$1/manifest.next.json" ] && cp "$1/manifest.next.json" "$1/manifest-after-${2//\//_}.json" &&
+    mv "$1/manifest.next.json" "$1/manifest.json"
   [ "$rc" = 0 ]
 }
 
@@ -111,7 +118,7 @@ verify() { # DIR SCENARIO: one PASS/FAIL line per check, from the checker
 kafka_to_karst() { # NAME clean|kill9 [kafka key=value...]
   local name="$1" how="$2" D="$WORK/$1"; mkdir -p "$D"; shift 2
   start_kafka "$D" "$name/kafka_start" "$@" || return
-  produce "$D" "$name/kafka_produce" || { stop_kafka "$D"; return; }
+  produce "$D" "$name/kafka_produce" kafka || { stop_kafka "$D"; return; }
   if [ "$how" = kill9 ]; then
     if kill9_kafka "$D"; then pass "$name/kafka_kill9"; else fail "$name/kafka_kill9"; return; fi
   else
@@ -123,25 +130,25 @@ kafka_to_karst() { # NAME clean|kill9 [kafka key=value...]
     else fail "$name/kafka_wrote_snapshots"; fi
   fi
   start_karst "$D" "$name/karst_start" || return
-  verify "$D" "$name/karst"
+  verify "$D" "$name/karst" karst
   stop_karst "$name/karst_stop" || return
   # Kafka again, on the log Karst continued.
   start_kafka "$D" "$name/back_to_kafka_start" || return
-  verify "$D" "$name/back_to_kafka"
+  verify "$D" "$name/back_to_kafka" kafka
   stop_kafka "$D"
 }
 
 karst_to_kafka() {
   local name=karst_to_kafka D="$WORK/karst_to_kafka"; mkdir -p "$D"
   start_karst "$D" "$name/karst_start" || return
-  produce "$D" "$name/karst_produce" || { stop_karst "$name/karst_stop"; return; }
+  produce "$D" "$name/karst_produce" karst || { stop_karst "$name/karst_stop"; return; }
   stop_karst "$name/karst_stop" || return
   start_kafka "$D" "$name/kafka_start" || return
-  verify "$D" "$name/kafka"
+  verify "$D" "$name/kafka" kafka
   stop_kafka "$D" || true
   # Karst again, on the log Kafka continued.
   start_karst "$D" "$name/back_to_karst_start" || return
-  verify "$D" "$name/back_to_karst"
+  verify "$D" "$name/back_to_karst" karst
   stop_karst "$name/back_to_karst_stop"
 }
 

@@ -3,12 +3,17 @@
 // started later on the same data directory, serves exactly the same
 // topics, ids, config overrides, records and offsets (verify).
 //
-//	check produce -bootstrap HOST:PORT -manifest FILE
-//	check verify  -bootstrap HOST:PORT -manifest FILE -name SCENARIO [-out FILE]
+//	check produce -bootstrap HOST:PORT -manifest FILE [-broker KIND]
+//	check verify  -bootstrap HOST:PORT -manifest FILE -name SCENARIO [-out FILE] [-broker KIND]
+//
+// produce also records the broker's ListOffsets answers (earliest, latest,
+// max timestamp and a timestamp lookup around every record timestamp) for
+// each partition; verify requires the same answers from the next broker.
 //
 // verify also appends records to every partition (new writes must continue
-// the offsets); -out saves the manifest with them, for a further broker
-// change on the same directory.
+// the offsets) and records its broker's ListOffsets answers on the grown
+// data; -out saves the manifest with both, for a further broker change on
+// the same directory.
 //
 // verify prints one "PASS name" or "FAIL name: why" line per check and
 // exits 1 if any failed.
@@ -32,6 +37,7 @@ func main() {
 	manifest := fs.String("manifest", "manifest.json", "where produce writes and verify reads the expected state")
 	name := fs.String("name", "datadir", "scenario name prefixed to each check")
 	out := fs.String("out", "", "verify: write the manifest including the records verify appended here")
+	broker := fs.String("broker", "", "the kind of broker at -bootstrap (kafka, karst), named in mismatch reports")
 	timeout := fs.Duration("timeout", 120*time.Second, "deadline for the whole command")
 	_ = fs.Parse(os.Args[2:])
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
@@ -39,7 +45,7 @@ func main() {
 
 	switch os.Args[1] {
 	case "produce":
-		m, err := produce(ctx, *bootstrap)
+		m, err := produce(ctx, *bootstrap, *broker)
 		if err == nil {
 			err = writeManifest(*manifest, m)
 		}
@@ -55,8 +61,10 @@ func main() {
 			os.Exit(1)
 		}
 		r := &reporter{prefix: *name}
-		verify(ctx, *bootstrap, m, r)
-		if *out != "" && r.failed == 0 {
+		verify(ctx, *bootstrap, *broker, m, r)
+		// Written even after a failed check, so the next broker is compared
+		// with what this one served, not with data it no longer holds.
+		if *out != "" {
 			if err := writeManifest(*out, m); err != nil {
 				fmt.Fprintln(os.Stderr, "verify:", err)
 				os.Exit(1)

@@ -8,13 +8,18 @@ import (
 
 // Manifest is what a producing broker served right after the writes: the
 // topics with their ids and config overrides, every record at its offset,
-// and each partition's earliest and latest offsets. verify compares a
+// each partition's earliest and latest offsets, and its ListOffsets
+// answers by timestamp. verify compares a
 // broker started on the same data directory against it.
 type Manifest struct {
 	Topics  []TopicSpec `json:"topics"`
 	Records []Rec       `json:"records"`
 	// Offsets maps "topic/partition" to [earliest, latest].
 	Offsets map[string][2]int64 `json:"offsets"`
+	// TimestampAnswers is what the broker that last served the data
+	// answered to ListOffsets by timestamp (and earliest, latest, max
+	// timestamp) for every partition.
+	TimestampAnswers *TimestampAnswers `json:"timestamp_answers,omitempty"`
 }
 
 // TopicSpec is one topic as created.

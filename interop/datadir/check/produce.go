@@ -46,7 +46,9 @@ func clientOpts(bootstrap string, extra ...kgo.Opt) []kgo.Opt {
 	}, extra...)
 }
 
-func produce(ctx context.Context, bootstrap string) (*Manifest, error) {
+// produce writes the topics and records and records what the broker then
+// serves; broker names its kind in the mismatch reports of later brokers.
+func produce(ctx context.Context, bootstrap, broker string) (*Manifest, error) {
 	admin, err := kgo.NewClient(clientOpts(bootstrap)...)
 	if err != nil {
 		return nil, err
@@ -71,10 +73,11 @@ func produce(ctx context.Context, bootstrap string) (*Manifest, error) {
 	}
 
 	m := &Manifest{Topics: topics, Offsets: map[string][2]int64{}}
-	for _, c := range codecs {
+	for i, c := range codecs {
+		last := i == len(codecs)-1
 		var recs []*kgo.Record
 		for p := int32(0); p < codecsTopic.Partitions; p++ {
-			recs = append(recs, makeRecords(codecsTopic.Name, p, c.name, 25)...)
+			recs = append(recs, topInLastRound(makeRecords(codecsTopic.Name, p, c.name, 25), last)...)
 		}
 		if err := produceWith(ctx, bootstrap, recs, c.name, m,
 			kgo.ProducerBatchCompression(c.codec), kgo.DisableIdempotentWrite(), kgo.RequiredAcks(kgo.LeaderAck())); err != nil {
@@ -83,10 +86,11 @@ func produce(ctx context.Context, bootstrap string) (*Manifest, error) {
 	}
 	for round := 0; round < 3; round++ {
 		var recs []*kgo.Record
+		last := round == 2
 		for p := int32(0); p < idempotentTopic.Partitions; p++ {
-			recs = append(recs, makeRecords(idempotentTopic.Name, p, "idempotent", 40)...)
+			recs = append(recs, topInLastRound(makeRecords(idempotentTopic.Name, p, "idempotent", 40), last)...)
 		}
-		recs = append(recs, makeRecords(singleTopic.Name, 0, "idempotent", 10)...)
+		recs = append(recs, topInLastRound(makeRecords(singleTopic.Name, 0, "idempotent", 10), last)...)
 		codec := codecs[round%len(codecs)]
 		if err := produceWith(ctx, bootstrap, recs, codec.name, m, kgo.ProducerBatchCompression(codec.codec)); err != nil {
 			return nil, err
@@ -112,7 +116,23 @@ func produce(ctx context.Context, bootstrap string) (*Manifest, error) {
 		s, _ := starts.Lookup(o.Topic, o.Partition)
 		m.Offsets[tpKey(o.Topic, o.Partition)] = [2]int64{s.Offset, o.Offset}
 	})
+	if err := recordTimestampAnswers(ctx, admin, m, broker); err != nil {
+		return nil, fmt.Errorf("recording ListOffsets answers: %w", err)
+	}
 	return m, nil
+}
+
+// topInLastRound gives, in the last round, the middle record of a
+// partition's batch a timestamp above every random one: each partition's
+// largest timestamp then sits inside (not at the end of) the batch written
+// last, so MAX_TIMESTAMP and lookups near it depend on how the broker
+// indexed its last segment and on reading inside compressed batches.
+func topInLastRound(recs []*kgo.Record, last bool) []*kgo.Record {
+	if last && len(recs) > 0 {
+		r := recs[len(recs)/2]
+		r.Timestamp = baseTimestamp.Add(time.Duration(1_000_000+r.Partition) * time.Millisecond)
+	}
+	return recs
 }
 
 // makeRecords builds n records for one partition: keys, values of varied

@@ -18,7 +18,10 @@ import (
 // describeConfigsKey is DescribeConfigs' API key.
 const describeConfigsKey = 32
 
-func verify(ctx context.Context, bootstrap string, m *Manifest, r *reporter) {
+// verify checks the broker against the manifest, then appends records and
+// records this broker's ListOffsets answers on the grown data in m, for the
+// next broker on the same directory. broker names this broker's kind.
+func verify(ctx context.Context, bootstrap, broker string, m *Manifest, r *reporter) {
 	cl, err := kgo.NewClient(clientOpts(bootstrap)...)
 	if !r.check("connect", err) {
 		return
@@ -34,8 +37,14 @@ func verify(ctx context.Context, bootstrap string, m *Manifest, r *reporter) {
 	}
 	r.check("max_message_bytes_override_enforced", checkTooLarge(ctx, bootstrap, m))
 	r.check("list_offsets_earliest_latest", checkOffsets(ctx, adm, m))
+	r.check("list_offsets_by_timestamp_match", checkTimestampAnswers(ctx, cl, m, r, broker))
+	r.check("list_offsets_by_timestamp_match_records", checkTimestampAnswersAgainstRecords(ctx, cl, m, broker))
 	r.check("records_byte_exact", checkRecords(ctx, bootstrap, m))
-	r.check("produce_continues_offsets", checkNewProduce(ctx, bootstrap, adm, m))
+	if r.check("produce_continues_offsets", checkNewProduce(ctx, bootstrap, adm, m)) {
+		// Stale answers must not be compared against the grown data.
+		m.TimestampAnswers = nil
+		r.check("list_offsets_record_answers", recordTimestampAnswers(ctx, cl, m, broker))
+	}
 }
 
 func supportsAPI(ctx context.Context, cl *kgo.Client, key int16) bool {
@@ -292,7 +301,11 @@ func checkNewProduce(ctx context.Context, bootstrap string, adm *kadm.Client, m 
 	for _, t := range m.Topics {
 		from[t.Name], to[t.Name] = map[int32]int64{}, map[int32]int64{}
 		for p := int32(0); p < t.Partitions; p++ {
-			recs = append(recs, makeRecords(t.Name, p, "after", 3)...)
+			after := makeRecords(t.Name, p, "after", 3)
+			// A new largest timestamp in the middle of the appended batch:
+			// the next broker must find it in the segment this one wrote.
+			after[1].Timestamp = time.UnixMilli(maxTimestamp(m, tpKey(t.Name, p)) + 1 + int64(p))
+			recs = append(recs, after...)
 			latest := m.Offsets[tpKey(t.Name, p)][1]
 			from[t.Name][p], to[t.Name][p] = latest, latest+3
 		}
@@ -339,6 +352,17 @@ func checkNewProduce(ctx context.Context, bootstrap string, adm *kadm.Client, m 
 		}
 	}
 	return joinProblems(problems)
+}
+
+// maxTimestamp is the largest record timestamp of one partition.
+func maxTimestamp(m *Manifest, key string) int64 {
+	top := baseTimestamp.UnixMilli()
+	for _, r := range m.Records {
+		if tpKey(r.Topic, r.Partition) == key {
+			top = max(top, r.Timestamp)
+		}
+	}
+	return top
 }
 
 func ptrString(s *string) string {
