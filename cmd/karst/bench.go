@@ -36,6 +36,11 @@ modes:
   consume       read -topic from the start without a group until -records
   e2e           produce at -rate records/s and consume in the same process;
                 send-to-receive latency p50/p99/p999/max
+  rebalance     start -members group members (one client each) on a topic of
+                -partitions; time until the group is stable with every
+                partition owned by exactly one member (rebalance_ms)
+  commits       one group member commits offsets synchronously in a loop for
+                -duration; commits/s and commit latency
 
 common flags:
   -brokers host:port   broker address (default 127.0.0.1:9092)
@@ -49,6 +54,7 @@ examples:
   karst bench startup -brokers 127.0.0.1:19092 -- ./karst serve --override listeners=PLAINTEXT://127.0.0.1:19092
   karst bench produce -records 500000 -acks -1 -linger 5ms
   karst bench e2e -rate 10000 -duration 10s
+  karst bench rebalance -members 50 -partitions 500
 
 Run 'karst bench MODE -h' for the flags of a mode.
 `
@@ -194,6 +200,28 @@ func benchMain(args []string) int {
 		run = func() []*bench.Result {
 			cfg.Addr, cfg.Pid, cfg.Partitions = common.brokers, common.pid, int32(*partitions)
 			return []*bench.Result{bench.E2E(ctx, cfg)}
+		}
+	case "rebalance":
+		cfg := bench.RebalanceConfig{}
+		fs.StringVar(&cfg.Topic, "topic", "", "topic (default karst-bench-rebalance-<partitions>)")
+		fs.StringVar(&cfg.Group, "group", "", "group (default a fresh name per run)")
+		fs.IntVar(&cfg.Members, "members", 10, "group members, one client each")
+		partitions := fs.Int("partitions", 100, "partitions, if the topic is created")
+		fs.StringVar(&cfg.Protocol, "protocol", "classic", "group protocol: classic or consumer (KIP-848)")
+		fs.DurationVar(&cfg.Timeout, "timeout", 60*time.Second, "give up if the group is not stable by then")
+		run = func() []*bench.Result {
+			cfg.Addr, cfg.Pid, cfg.Partitions = common.brokers, common.pid, int32(*partitions)
+			return []*bench.Result{bench.Rebalance(ctx, cfg)}
+		}
+	case "commits":
+		cfg := bench.CommitsConfig{}
+		fs.StringVar(&cfg.Topic, "topic", "karst-bench-commits", "topic")
+		fs.StringVar(&cfg.Group, "group", "", "group (default a fresh name per run)")
+		partitions := fs.Int("partitions", 1, "partitions, if the topic is created; each commit covers all")
+		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "commit for this long")
+		run = func() []*bench.Result {
+			cfg.Addr, cfg.Pid, cfg.Partitions = common.brokers, common.pid, int32(*partitions)
+			return []*bench.Result{bench.Commits(ctx, cfg)}
 		}
 	default:
 		fmt.Fprintf(os.Stderr, "karst bench: unknown mode %q\n\n%s", mode, benchUsage)

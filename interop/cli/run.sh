@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Kafka's own CLI tools (via interop/kafka/tool.sh) and kcat against KARST_BOOTSTRAP.
 # Prints PASS/FAIL per check and the closing line "interop-cli: N passed, M failed".
-# Every command is bounded by `timeout`; consumers read by partition (no consumer group).
+# Every command is bounded by `timeout`; consumers read by partition, except the consumer-group
+# checks (INTEROP_GROUPS=0 skips them), which drive kafka-console-consumer --group and
+# kafka-consumer-groups.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 TOOL="$HERE/../kafka/tool.sh"
@@ -10,6 +12,8 @@ SUFFIX="$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
 T3="interop-cli-$SUFFIX"        # 3 partitions: topic admin checks
 T1="interop-cli-one-$SUFFIX"    # 1 partition: console round trip, offsets
 TK="interop-kcat-$SUFFIX"       # 1 partition: kcat round trip
+TG="interop-cli-group-$SUFFIX"  # 2 partitions: consumer-group tools
+G="interop-cli-group-$SUFFIX"
 WORK="$(mktemp -d /tmp/interop-cli.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 PASSED=0; FAILED=0
@@ -20,7 +24,7 @@ check() {
   if "$fn" > "$WORK/$name.log" 2>&1; then
     PASSED=$((PASSED + 1)); echo "PASS $name ($((SECONDS - start)) s)"
   else
-    FAILED=$((FAILED + 1)); echo "FAIL $name ($((SECONDS - start)) s)"; sed 's/^/     /' "$WORK/$name.log" | tail -n 25
+    FAILED=$((FAILED + 1)); echo "FAIL $name ($((SECONDS - start)) s)"; sed 's/^/     /' "$WORK/$name.log" | tail -n 25; return 1
   fi
 }
 
@@ -117,6 +121,64 @@ kcat_headers_timestamp() {
   grep -qE '^hk\|hv\|a=1,a=2,b=\|[0-9]{13}$' <<< "$got"
 }
 
+# ---- consumer groups: 10 records consumed and committed by a console consumer in group G, then 4
+# more produced, so G lags by 4 in total.
+produce_values() { # FROM TO: keyed records vFROM..vTO (keys spread them over the partitions)
+  seq "$1" "$2" | sed 's/.*/k&:v&/' | tool kafka-console-producer --bootstrap-server "$B" --topic "$TG" \
+    --property parse.key=true --property key.separator=: --sync
+}
+group_consume() { # N: reads N records as group G from its committed offsets (earliest when none)
+  tool kafka-console-consumer --bootstrap-server "$B" --topic "$TG" --group "$G" --max-messages "$1" \
+    --timeout-ms 30000 --consumer-property auto.offset.reset=earliest
+}
+sorted_values() { sort -t v -k2 -n; }
+# describe_rows: "PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG" per partition of TG, sorted.
+describe_rows() {
+  local out; out=$(tool kafka-consumer-groups --bootstrap-server "$B" --describe --group "$G") || return 1
+  echo "$out" >&2
+  awk -v t="$TG" '$2 == t { print $3, $4, $5, $6 }' <<< "$out" | sort -n
+}
+
+groups_consume_commit() {
+  tool kafka-topics --bootstrap-server "$B" --create --topic "$TG" --partitions 2 --replication-factor 1 || return 1
+  produce_values 1 10 || return 1
+  local got; got=$(group_consume 10) || return 1
+  expect_eq "$(sorted_values <<< "$got")" "$(seq 1 10 | sed 's/^/v/')" || return 1
+  produce_values 11 14
+}
+
+groups_list() {
+  local out; out=$(tool kafka-consumer-groups --bootstrap-server "$B" --list) || return 1
+  echo "$out"; grep -qx "$G" <<< "$out"
+}
+
+groups_describe_lag() {
+  local rows; rows=$(describe_rows) || return 1
+  echo "$rows"
+  [ "$(wc -l <<< "$rows")" = 2 ] || { echo "want 2 partition rows"; return 1; }
+  # Per partition: LAG = LOG-END-OFFSET - CURRENT-OFFSET; in total 14 records, 10 consumed, lag 4.
+  awk '{ if ($4 != $3 - $2) bad = 1; cur += $2; end += $3; lag += $4 }
+       END { if (bad || cur != 10 || end != 14 || lag != 4) { print "bad lag columns"; exit 1 } }' <<< "$rows"
+}
+
+groups_reset_to_earliest() {
+  local out; out=$(tool kafka-consumer-groups --bootstrap-server "$B" --reset-offsets --group "$G" --topic "$TG" \
+    --to-earliest --execute) || return 1
+  echo "$out"
+  local rows; rows=$(describe_rows) || return 1
+  echo "$rows"
+  awk '{ if ($2 != 0) bad = 1 } END { exit bad }' <<< "$rows" || { echo "offsets not reset to 0"; return 1; }
+  # Consumption restarts from offset 0: all 14 records again.
+  local got; got=$(group_consume 14) || return 1
+  expect_eq "$(sorted_values <<< "$got")" "$(seq 1 14 | sed 's/^/v/')"
+}
+
+groups_delete() {
+  tool kafka-consumer-groups --bootstrap-server "$B" --delete --group "$G" || return 1
+  local out; out=$(tool kafka-consumer-groups --bootstrap-server "$B" --list) || return 1
+  echo "$out"; ! grep -qx "$G" <<< "$out"
+}
+
 check topics_create topics_create
 check topics_create_duplicate_fails topics_create_duplicate_fails
 check topics_list topics_list
@@ -125,6 +187,16 @@ check console_producer_consumer_roundtrip console_roundtrip
 check get_offsets get_offsets
 check configs_describe configs_describe
 check configs_alter configs_alter
+if [ "${INTEROP_GROUPS:-1}" != 0 ]; then
+  if check groups_console_consume_commit groups_consume_commit; then
+    check groups_list groups_list
+    check groups_describe_lag groups_describe_lag
+    check groups_reset_to_earliest groups_reset_to_earliest
+    check groups_delete groups_delete
+  fi
+else
+  echo "SKIP groups_* (INTEROP_GROUPS=0)"
+fi
 if command -v kcat > /dev/null; then
   check kcat_metadata kcat_metadata
   check kcat_produce_consume_all_codecs kcat_roundtrip

@@ -24,7 +24,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Consumer groups (selected by INTEROP_GROUPS=1): a subscribed consumer using the given
+ * Consumer groups (classic unless INTEROP_GROUPS=0; consumer with INTEROP_GROUPS_CONSUMER=1): a subscribed consumer using the given
  * group.protocol (classic: JoinGroup/SyncGroup/Heartbeat; consumer: ConsumerGroupHeartbeat) reads
  * every record of a 3-partition topic, commits, and AdminClient then lists the committed offsets.
  */

@@ -9,7 +9,8 @@ import java.util.List;
  * "interop-java: N passed, M failed"; exits 1 when any check failed.
  *
  * INTEROP_AUTOCREATE_OFF=1 adds the checks that need a broker with auto.create.topics.enable=false;
- * INTEROP_GROUPS=1 adds the consumer-group checks (classic and KIP-848 "consumer" protocols).
+ * The classic consumer-group checks always run (INTEROP_GROUPS=0 skips them); INTEROP_GROUPS_CONSUMER=1
+ * adds the same checks with the KIP-848 "consumer" group protocol.
  */
 public final class Main {
     public static void main(String[] args) {
@@ -24,11 +25,15 @@ public final class Main {
             System.out.println("SKIP unknown_topic (set INTEROP_AUTOCREATE_OFF=1 with a broker that has auto.create.topics.enable=false)");
         }
 
-        if ("1".equals(System.getenv("INTEROP_GROUPS"))) {
+        if (!"0".equals(System.getenv("INTEROP_GROUPS"))) {
             new GroupConsumerSuite(bootstrap, checks, "classic").run();
+        } else {
+            System.out.println("SKIP group_classic_* (INTEROP_GROUPS=0)");
+        }
+        if ("1".equals(System.getenv("INTEROP_GROUPS_CONSUMER"))) {
             new GroupConsumerSuite(bootstrap, checks, "consumer").run();
         } else {
-            System.out.println("SKIP group_* (set INTEROP_GROUPS=1)");
+            System.out.println("SKIP group_consumer_* (set INTEROP_GROUPS_CONSUMER=1)");
         }
 
         System.out.println("interop-java: " + checks.passed() + " passed, " + checks.failed() + " failed");
