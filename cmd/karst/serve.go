@@ -74,7 +74,7 @@ func serve(args []string) int {
 	for _, l := range cfg.Listeners {
 		logger.Info("listening", "listener", l.Name, "addr", n.Addr(l.Name).String())
 	}
-	logger.Info("karst started", "node_id", cfg.NodeID, "cluster_id", cfg.ClusterID, "startup", time.Since(start))
+	logger.Info("karst started", "node_id", cfg.NodeID, "cluster_id", n.ClusterID(), "startup", time.Since(start))
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)

@@ -77,6 +77,7 @@ type Node struct {
 	stop        context.CancelFunc
 	logger      *slog.Logger
 	dataDir     string // set once the log dir is known to be this node's
+	clusterID   string
 }
 
 // Start opens storage and metadata, binds the listeners and serves.
@@ -151,6 +152,7 @@ func (n *Node) openStorage(cfg *Config) error {
 		return err
 	}
 	cfg.ClusterID = meta.ClusterID
+	n.clusterID = meta.ClusterID
 	directoryID, _ := metadata.ParseUUID(meta.DirectoryID)
 	if err := consumeCleanShutdownMarker(cfg.DataDir, n.logger); err != nil {
 		return fmt.Errorf("log.dirs %s: %w", cfg.DataDir, err)
@@ -296,6 +298,10 @@ func resolveAdvertised(eps []handler.Endpoint, srv *server.Server) ([]handler.En
 	}
 	return out, nil
 }
+
+// ClusterID is the cluster id in force: from meta.properties, or the one
+// generated when the log dir was formatted.
+func (n *Node) ClusterID() string { return n.clusterID }
 
 // Addr returns the bound address of the named listener.
 func (n *Node) Addr(listener string) net.Addr { return n.srv.Addr(listener) }
