@@ -138,3 +138,37 @@ func TestCompactedTopicRefusesKeylessRecords(t *testing.T) {
 		t.Fatalf("keyless record: %v, want INVALID_RECORD", err)
 	}
 }
+
+// TestDescribeConfigsSeesServerProperties checks that a broker setting
+// from server.properties shows through a topic's effective config with
+// Kafka's source, as kafka-configs --describe shows it.
+func TestDescribeConfigsSeesServerProperties(t *testing.T) {
+	b := karsttest.Start(t, karsttest.WithConfig("log.retention.ms", "18000000"))
+	ctx := testContext(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "inherits"); err != nil {
+		t.Fatal(err)
+	}
+	rcs, err := adm.DescribeTopicConfigs(ctx, "inherits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := rcs.On("inherits", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rc.Configs {
+		if c.Key == "retention.ms" {
+			if c.MaybeValue() != "18000000" || c.Source != kmsg.ConfigSourceStaticBrokerConfig {
+				t.Fatalf("retention.ms = %q from %v, want 18000000 from STATIC_BROKER_CONFIG", c.MaybeValue(), c.Source)
+			}
+			return
+		}
+	}
+	t.Fatal("retention.ms not described")
+}

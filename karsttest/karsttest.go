@@ -99,3 +99,13 @@ func testLogLevel() slog.Level {
 	}
 	return l
 }
+
+// MetricsURL is the Prometheus endpoint when the broker was started with
+// WithConfig("karst.metrics.listener", "127.0.0.1:0"), else "".
+func (b *Broker) MetricsURL() string {
+	addr := b.node.MetricsAddr()
+	if addr == nil {
+		return ""
+	}
+	return "http://" + addr.String() + "/metrics"
+}

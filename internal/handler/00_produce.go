@@ -97,7 +97,11 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 			res, err := part.Log.Append(records, klog.AppendOptions{Origin: klog.FromClient, LeaderEpoch: meta.LeaderEpoch})
 			if err != nil {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
+				b.opts.Metrics.AppendFailed(topic.Name)
 				continue
+			}
+			if !res.Duplicate {
+				b.opts.Metrics.Appended(topic.Name, len(records), res.RecordCount)
 			}
 			po.BaseOffset, po.LogAppendTime, po.LogStartOffset = res.FirstOffset, res.LogAppendTime, res.LogStartOffset
 			if res.LastOffset >= 0 {

@@ -96,6 +96,11 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 		}
 		resp.SetVersion(version)
 		body := assembleFetch(resp, targets, incremental)
+		for _, t := range targets {
+			if t.region.length > 0 {
+				b.opts.Metrics.Fetched(t.part.Topic, t.region.length)
+			}
+		}
 		if incremental {
 			sess.NextEpoch()
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/group"
 	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
 )
@@ -40,6 +41,8 @@ type Options struct {
 	FetchSessions *fetchsession.Cache
 	// ProducerIDs hands out producer ids.
 	ProducerIDs *txn.ProducerIDs
+	// Metrics, if set, counts bytes and records in and out per topic.
+	Metrics *metrics.Metrics
 	// Settings are the broker's static configuration (server.properties
 	// and overrides), for DescribeConfigs; nil means Kafka's defaults.
 	Settings *config.Broker

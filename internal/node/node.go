@@ -19,6 +19,7 @@ import (
 	"github.com/karst-broker/karst/internal/handler"
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/server"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
@@ -77,7 +78,10 @@ type Node struct {
 	stop        context.CancelFunc
 	logger      *slog.Logger
 	dataDir     string // set once the log dir is known to be this node's
-	clusterID   string
+	metrics     *metrics.Metrics
+	// observers serve /metrics (and pprof) when configured.
+	observers []*metrics.Listener
+	clusterID string
 }
 
 // Start opens storage and metadata, binds the listeners and serves.
@@ -96,7 +100,8 @@ func Start(cfg Config) (n *Node, err error) {
 	if err := n.openStorage(&cfg); err != nil {
 		return nil, err
 	}
-	n.srv = server.New(server.Config{Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger})
+	n.metrics = metrics.New()
+	n.srv = server.New(server.Config{Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger, Metrics: n.metrics})
 	if err := n.srv.Listen(); err != nil {
 		return nil, err
 	}
@@ -125,8 +130,10 @@ func Start(cfg Config) (n *Node, err error) {
 		ProducerIDs: txn.NewProducerIDs(func() (int64, error) {
 			return n.store.AllocateProducerIDs(cfg.NodeID, brokerEpoch)
 		}),
-		LogDir: cfg.DataDir,
-		Groups: groups,
+		LogDir:   cfg.DataDir,
+		Groups:   groups,
+		Settings: cfg.Settings,
+		Metrics:  n.metrics,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
@@ -137,6 +144,10 @@ func Start(cfg Config) (n *Node, err error) {
 	go n.storage.RunRetention(ctx, interval)
 	go n.writeCheckpoints(ctx, checkpointInterval)
 	go groups.Run(ctx, groupTickInterval)
+	if err := n.listenObservers(cfg.Settings); err != nil {
+		n.srv.Shutdown(context.Background())
+		return nil, err
+	}
 	n.srv.Serve(broker)
 	return n, nil
 }
@@ -313,6 +324,9 @@ func (n *Node) Stats() *server.Stats { return n.srv.Stats() }
 // closes every log and writes the checkpoint files.
 func (n *Node) Shutdown(ctx context.Context) error {
 	err := n.srv.Shutdown(ctx)
+	for _, o := range n.observers {
+		o.Close(ctx)
+	}
 	if n.stop != nil {
 		n.stop()
 	}
@@ -353,4 +367,36 @@ func (n *Node) writeCheckpoints(ctx context.Context, interval time.Duration) {
 			}
 		}
 	}
+}
+
+// listenObservers starts karst.metrics.listener (Prometheus at /metrics)
+// and karst.pprof.listener (the same, plus Go's pprof), when set.
+func (n *Node) listenObservers(settings *config.Broker) error {
+	if settings == nil {
+		return nil
+	}
+	for _, o := range []struct {
+		key   string
+		pprof bool
+	}{{"karst.metrics.listener", false}, {"karst.pprof.listener", true}} {
+		addr := settings.String(o.key)
+		if addr == "" {
+			continue
+		}
+		l, err := metrics.Listen(addr, n.metrics, o.pprof)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", o.key, addr, err)
+		}
+		n.observers = append(n.observers, l)
+		n.logger.Info("serving metrics", "listener", o.key, "addr", l.Addr().String(), "pprof", o.pprof)
+	}
+	return nil
+}
+
+// MetricsAddr is the bound address of karst.metrics.listener, or nil.
+func (n *Node) MetricsAddr() net.Addr {
+	if len(n.observers) == 0 {
+		return nil
+	}
+	return n.observers[0].Addr()
 }

@@ -61,6 +61,8 @@ type pending struct {
 	flexibleHeader bool
 	// last marks the end of the connection: the writer closes the socket.
 	last bool
+	// arrived is when the request was read, for the latency measure.
+	arrived time.Time
 }
 
 func newConn(s *Server, nc net.Conn, listener string) *conn {
@@ -142,7 +144,7 @@ func (c *conn) give() { <-c.slots }
 // handler panicked; the connection is then closed.
 func (c *conn) dispatch(frame []byte) (*pending, bool) {
 	key, version, _ := wire.PeekAPI(frame)
-	p := &pending{correlationID: wire.PeekCorrelationID(frame), apiKey: key, version: version}
+	p := &pending{correlationID: wire.PeekCorrelationID(frame), apiKey: key, version: version, arrived: time.Now()}
 	api := handler.Lookup(key)
 	if api == nil {
 		c.logger().Info("request for an API Karst does not serve", "api_key", key, "api_version", version)
@@ -272,6 +274,7 @@ func (c *conn) writeLoop() {
 			out = c.flush(out)
 		}
 		out = c.encode(out, p)
+		c.s.cfg.Metrics.Request(kmsg.NameForKey(p.apiKey), p.version, time.Since(p.arrived))
 		c.give()
 		if len(out) >= flushThreshold {
 			out = c.flush(out)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/karst-broker/karst/internal/handler"
+	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/wire"
 )
 
@@ -27,6 +28,8 @@ type Config struct {
 	// MaxInFlight bounds the requests one connection may have queued.
 	MaxInFlight int
 	Logger      *slog.Logger
+	// Metrics, if set, counts requests and connections.
+	Metrics *metrics.Metrics
 }
 
 // Server accepts Kafka client connections.
@@ -150,6 +153,7 @@ func (s *Server) accept(name string, ln net.Listener) {
 		s.mu.Unlock()
 		s.stats.ConnectionsAccepted.Add(1)
 		s.stats.ConnectionsOpen.Add(1)
+		s.cfg.Metrics.ConnectionOpened(name)
 		go c.serve()
 	}
 }
@@ -159,6 +163,7 @@ func (s *Server) forget(c *conn) {
 	delete(s.conns, c)
 	s.mu.Unlock()
 	s.stats.ConnectionsOpen.Add(-1)
+	s.cfg.Metrics.ConnectionClosed()
 	s.connWG.Done()
 }
 
