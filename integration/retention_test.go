@@ -42,16 +42,15 @@ func TestRetentionDeletesOldSegments(t *testing.T) {
 		o, _ := starts.Lookup("retained", 0)
 		return o.Offset
 	}
-	for earliest() == 0 {
+	// Six segments of ten records; retention.bytes keeps what fits in 2 MiB
+	// (retention may already have run while the records were produced).
+	for earliest() < 30 {
 		if ctx.Err() != nil {
-			t.Fatal("retention.bytes never deleted a segment")
+			t.Fatalf("retention.bytes kept too much: log start offset %d", earliest())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	afterBytes := earliest()
-	if afterBytes < 20 {
-		t.Fatalf("log start offset %d: more than retention.bytes kept", afterBytes)
-	}
 
 	// retention.ms=1 makes every closed segment expired at once.
 	if _, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "retention.ms", Value: ptr("1")}}, "retained"); err != nil {

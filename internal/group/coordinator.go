@@ -20,6 +20,8 @@ type Coordinator struct {
 
 	mu     sync.RWMutex
 	groups map[string]*classicGroup
+	// consumer holds the KIP-848 groups (consumer_coordinator.go).
+	consumer consumerGroups
 }
 
 // Options are a coordinator's collaborators; zero values pick the wall

@@ -51,6 +51,9 @@ func (c *Coordinator) List(states, types []string) []Listing {
 	for _, g := range c.snapshot() {
 		g.mu.Lock()
 		l := Listing{GroupID: g.id, ProtocolType: g.protocolType, State: g.state.String(), Type: "classic"}
+		if cg := c.consumerGroupOf(g, false); cg != nil && len(g.members) == 0 {
+			l = Listing{GroupID: g.id, ProtocolType: "consumer", State: cg.stateName(), Type: "consumer"}
+		}
 		dead := g.state == Dead
 		g.mu.Unlock()
 		if dead || (len(states) > 0 && !containsFold(states, l.State)) || (len(types) > 0 && !containsFold(types, l.Type)) {

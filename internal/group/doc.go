@@ -26,7 +26,12 @@
 // records are appended to its __consumer_offsets partition while its lock
 // is held, which keeps the log in the order of the state changes.
 //
-// KIP-848 (consumer groups, ConsumerGroupHeartbeat) and share groups are
-// not here yet; records of those group types found in __consumer_offsets
-// are skipped on load.
+// Consumer groups of the KIP-848 protocol (ConsumerGroupHeartbeat) live
+// in the consumer_*.go files: the server-side assignors (uniform, range),
+// member epochs, a target assignment recomputed at each group epoch, and
+// reconciliation that revokes before it assigns, so a partition never has
+// two owners. Such a group keeps its offsets in the classic group of the
+// same id, and shares its lock. Only the group epoch is persisted
+// (ConsumerGroupMetadata); share groups are not here yet, and records of
+// other group types found in __consumer_offsets are skipped on load.
 package group

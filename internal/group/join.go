@@ -33,6 +33,8 @@ func (c *Coordinator) Join(req JoinRequest) <-chan JoinResult {
 		return fail(kerr.GroupMaxSizeReached)
 	case g.state == Dead:
 		return fail(kerr.CoordinatorNotAvailable)
+	case c.activeConsumerGroup(g) != nil:
+		return fail(kerr.InconsistentGroupProtocol)
 	case !g.supportsProtocols(req.ProtocolType, req.Protocols):
 		return fail(kerr.InconsistentGroupProtocol)
 	case req.MemberID == "":

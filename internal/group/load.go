@@ -16,6 +16,9 @@ type Replayer interface {
 func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 	now := c.clock.Now()
 	err = r.Replay(func(key, value []byte) error {
+		if c.loadConsumerRecord(key, value, now) {
+			return nil
+		}
 		d, err := decodeRecord(key, value)
 		if err != nil {
 			skipped++

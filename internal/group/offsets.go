@@ -97,6 +97,9 @@ func (g *classicGroup) validateCommit(req CommitRequest) *kerr.Error {
 	if g.state == Dead {
 		return kerr.CoordinatorNotAvailable
 	}
+	if cg := g.c.activeConsumerGroup(g); cg != nil {
+		return cg.validateCommit(req)
+	}
 	if req.Generation < 0 && g.state == Empty {
 		return nil
 	}
@@ -245,6 +248,11 @@ func (c *Coordinator) DeleteGroups(ids []string) ([]*kerr.Error, Durable) {
 			continue
 		}
 		g.mu.Lock()
+		if c.activeConsumerGroup(g) != nil {
+			errs[i] = kerr.NonEmptyGroup
+			g.mu.Unlock()
+			continue
+		}
 		switch g.state {
 		case Dead:
 			errs[i] = kerr.GroupIDNotFound

@@ -23,6 +23,7 @@ func (c *Coordinator) Tick() {
 		g.tick(now)
 		g.mu.Unlock()
 	}
+	c.tickConsumerGroups(now)
 }
 
 // Run calls Tick every interval until ctx ends.

@@ -112,6 +112,7 @@ func Start(cfg Config) (n *Node, err error) {
 	}
 	offsetsTopic := group.NewOffsetsTopic(n.store, n.storage, group.ConfigFrom(cfg.Settings).OffsetsTopicPartitions, group.SegmentBytes(cfg.Settings))
 	groups := group.New(group.ConfigFrom(cfg.Settings), group.Options{Store: offsetsTopic, Logger: logger})
+	groups.SetConsumerConfig(group.ConsumerConfigFrom(cfg.Settings))
 	if skipped, err := groups.Load(offsetsTopic); err != nil {
 		n.srv.Shutdown(context.Background())
 		return nil, fmt.Errorf("loading %s: %w", metadata.ConsumerOffsetsTopic, err)

@@ -1,0 +1,307 @@
+package group
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// consumerGroups is the coordinator's KIP-848 groups; the map is guarded
+// by Coordinator.mu, each group by its holder's lock.
+type consumerGroups struct {
+	cfg    ConsumerConfig
+	cfgSet bool
+	groups map[string]*consumerGroup
+}
+
+// SetConsumerConfig sets the group.consumer.* settings; call it before
+// serving.
+func (c *Coordinator) SetConsumerConfig(cfg ConsumerConfig) {
+	c.mu.Lock()
+	c.consumer.cfg, c.consumer.cfgSet = cfg, true
+	c.mu.Unlock()
+}
+
+func (c *Coordinator) consumerConfig() ConsumerConfig {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.consumer.cfgSet {
+		return DefaultConsumerConfig()
+	}
+	return c.consumer.cfg
+}
+
+// consumerGroupOf returns the consumer state of a group id, creating it
+// when create is set; the caller holds holder.mu.
+func (c *Coordinator) consumerGroupOf(holder *classicGroup, create bool) *consumerGroup {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.consumer.groups[holder.id]
+	if g != nil && g.holder != holder {
+		// The classic group was deleted and created anew.
+		g = nil
+		delete(c.consumer.groups, holder.id)
+	}
+	if g == nil && create {
+		if c.consumer.groups == nil {
+			c.consumer.groups = map[string]*consumerGroup{}
+		}
+		g = newConsumerGroup(holder)
+		c.consumer.groups[holder.id] = g
+	}
+	return g
+}
+
+// activeConsumerGroup returns the consumer group with members for the
+// holder, or nil; the caller holds holder.mu.
+func (c *Coordinator) activeConsumerGroup(holder *classicGroup) *consumerGroup {
+	if g := c.consumerGroupOf(holder, false); g != nil && g.active() {
+		return g
+	}
+	return nil
+}
+
+// ConsumerHeartbeat handles a ConsumerGroupHeartbeat: joins, leaves,
+// subscription changes and the member's progress toward its target
+// assignment.
+func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeatResult {
+	cfg := c.consumerConfig()
+	fail := func(err *kerr.Error, msg string) ConsumerHeartbeatResult {
+		return ConsumerHeartbeatResult{Err: err, ErrMessage: msg, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
+	}
+	if req.GroupID == "" {
+		return fail(kerr.InvalidGroupID, "GroupId can't be empty.")
+	}
+	if req.MemberID == "" {
+		return fail(kerr.InvalidRequest, "MemberId can't be empty.")
+	}
+	if req.ServerAssignor != nil && *req.ServerAssignor != "" && assignorNamed(*req.ServerAssignor) == nil {
+		return fail(kerr.UnsupportedAssignor, fmt.Sprintf("ServerAssignor %s is not supported.", *req.ServerAssignor))
+	}
+	var compiled *regexp.Regexp
+	if req.SubscribedRegex != nil && *req.SubscribedRegex != "" {
+		re, err := regexp.Compile("^(?:" + *req.SubscribedRegex + ")$")
+		if err != nil {
+			return fail(kerr.InvalidRegularExpression, err.Error())
+		}
+		compiled = re
+	}
+	holder := c.group(req.GroupID, req.MemberEpoch == 0)
+	if holder == nil {
+		return fail(kerr.UnknownMemberID, "")
+	}
+	holder.mu.Lock()
+	defer holder.mu.Unlock()
+	if holder.state == Dead {
+		return fail(kerr.CoordinatorNotAvailable, "")
+	}
+	if len(holder.members) > 0 {
+		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Group %s is not a consumer group.", req.GroupID))
+	}
+	g := c.consumerGroupOf(holder, req.MemberEpoch == 0)
+	if g == nil {
+		return fail(kerr.UnknownMemberID, "")
+	}
+	now := c.clock.Now()
+	if req.MemberEpoch < 0 {
+		return g.leave(req)
+	}
+	m := g.members[req.MemberID]
+	bumped := false
+	if req.MemberEpoch == 0 {
+		if req.SubscribedTopics == nil && req.SubscribedRegex == nil {
+			return fail(kerr.InvalidRequest, "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.")
+		}
+		var err *kerr.Error
+		if m, bumped, err = g.join(req, cfg, now); err != nil {
+			return fail(err, "")
+		}
+	} else {
+		if m == nil {
+			return fail(kerr.UnknownMemberID, fmt.Sprintf("Member %s is not a member of group %s.", req.MemberID, req.GroupID))
+		}
+		if err := m.checkEpoch(req); err != nil {
+			return fail(err, "")
+		}
+	}
+	if m.updateSubscription(req, compiled) {
+		bumped = true
+	}
+	if g.refreshMetadata(req.Topics) {
+		bumped = true
+	}
+	if bumped {
+		g.epoch++
+		g.persistEpoch()
+	}
+	m.clientID, m.clientHost = req.ClientID, req.ClientHost
+	if req.RackID != nil {
+		m.rackID = req.RackID
+	}
+	if req.RebalanceTimeout > 0 {
+		m.rebalanceTimeout = req.RebalanceTimeout
+	}
+	m.sessionDeadline = now.Add(cfg.SessionTimeout)
+	g.computeTarget()
+	g.reconcile(m, req.Owned, req.OwnedSent, now)
+	return ConsumerHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch,
+		HeartbeatInterval: cfg.HeartbeatInterval, Assignment: cloneAssignment(m.assigned)}
+}
+
+// join admits a member with epoch 0: a new one, a static member coming
+// back under a new member id, or a member that lost its state.
+func (g *consumerGroup) join(req ConsumerHeartbeat, cfg ConsumerConfig, now time.Time) (*consumerMember, bool, *kerr.Error) {
+	if m := g.members[req.MemberID]; m != nil {
+		// The member restarted: what it owned is given up (it says it
+		// owns nothing), and it reconciles from scratch.
+		m.assigned, m.revoking, m.state, m.epoch, m.left = MemberAssignment{}, MemberAssignment{}, memberStable, 0, false
+		return m, false, nil
+	}
+	if req.InstanceID != nil {
+		if oldID, ok := g.static[*req.InstanceID]; ok {
+			old := g.members[oldID]
+			if !old.left {
+				return nil, false, kerr.UnreleasedInstanceID
+			}
+			// The new incarnation takes over the old one's place, epoch and
+			// assignment, without a rebalance.
+			delete(g.members, oldID)
+			m := *old
+			m.id, m.left = req.MemberID, false
+			g.members[m.id] = &m
+			g.static[*req.InstanceID] = m.id
+			if t, ok := g.target[oldID]; ok {
+				g.target[m.id] = t
+				delete(g.target, oldID)
+			}
+			return &m, false, nil
+		}
+	}
+	if len(g.members) >= cfg.MaxSize {
+		return nil, false, kerr.GroupMaxSizeReached
+	}
+	m := &consumerMember{id: req.MemberID, instanceID: req.InstanceID, assigned: MemberAssignment{},
+		revoking: MemberAssignment{}, rebalanceTimeout: 5 * time.Minute, sessionDeadline: now.Add(cfg.SessionTimeout)}
+	g.members[m.id] = m
+	if m.instanceID != nil {
+		g.static[*m.instanceID] = m.id
+	}
+	return m, true, nil
+}
+
+// checkEpoch validates a heartbeat's epoch as Kafka does: the current
+// one, or the previous one when the member owns nothing beyond what it
+// is assigned (its answer to the bump was lost).
+func (m *consumerMember) checkEpoch(req ConsumerHeartbeat) *kerr.Error {
+	switch {
+	case req.MemberEpoch == m.epoch:
+		return nil
+	case req.MemberEpoch > m.epoch:
+		return kerr.FencedMemberEpoch
+	case req.MemberEpoch == m.prevEpoch && req.OwnedSent:
+		for _, tp := range req.Owned {
+			if !hasPartition(m.assigned, tp) {
+				return kerr.FencedMemberEpoch
+			}
+		}
+		return nil
+	}
+	return kerr.FencedMemberEpoch
+}
+
+// updateSubscription applies the subscription fields that were sent and
+// reports whether anything changed.
+func (m *consumerMember) updateSubscription(req ConsumerHeartbeat, compiled *regexp.Regexp) bool {
+	changed := false
+	if req.SubscribedTopics != nil {
+		ts := slices.Clone(req.SubscribedTopics)
+		slices.Sort(ts)
+		ts = slices.Compact(ts)
+		if !slices.Equal(ts, m.topics) {
+			m.topics, changed = ts, true
+		}
+	}
+	if req.SubscribedRegex != nil && *req.SubscribedRegex != m.regex {
+		m.regex, m.compiled, changed = *req.SubscribedRegex, compiled, true
+	}
+	if req.ServerAssignor != nil && *req.ServerAssignor != m.serverAssignor {
+		m.serverAssignor, changed = *req.ServerAssignor, true
+	}
+	return changed
+}
+
+// leave handles epoch -1 (leave) and -2 (a static member leaving for a
+// while, keeping its assignment for its instance id).
+func (g *consumerGroup) leave(req ConsumerHeartbeat) ConsumerHeartbeatResult {
+	m := g.members[req.MemberID]
+	if m == nil && req.InstanceID != nil {
+		m = g.members[g.static[*req.InstanceID]]
+	}
+	if m == nil {
+		return ConsumerHeartbeatResult{Err: kerr.UnknownMemberID, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
+	}
+	if req.MemberEpoch == -2 && m.instanceID != nil {
+		m.left = true
+	} else {
+		g.removeMember(m)
+		g.computeTarget()
+		g.persistEpoch()
+	}
+	return ConsumerHeartbeatResult{MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
+}
+
+// tickConsumerGroups removes members whose session lapsed and members
+// that did not revoke within their rebalance timeout.
+func (c *Coordinator) tickConsumerGroups(now time.Time) {
+	c.mu.RLock()
+	groups := make([]*consumerGroup, 0, len(c.consumer.groups))
+	for _, g := range c.consumer.groups {
+		groups = append(groups, g)
+	}
+	c.mu.RUnlock()
+	for _, g := range groups {
+		g.holder.mu.Lock()
+		g.tick(now)
+		g.holder.mu.Unlock()
+	}
+}
+
+func (g *consumerGroup) tick(now time.Time) {
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	removed := false
+	for _, id := range ids {
+		m := g.members[id]
+		if due(m.sessionDeadline, now) || m.state == memberUnrevoked && due(m.revokeDeadline, now) {
+			g.removeMember(m)
+			removed = true
+		}
+	}
+	if removed {
+		g.computeTarget()
+		g.persistEpoch()
+	}
+}
+
+// validateConsumerCommit checks an OffsetCommit against a consumer
+// group: the member must exist, and the generation is its epoch (or the
+// one before, which a commit racing an epoch bump still carries).
+func (g *consumerGroup) validateCommit(req CommitRequest) *kerr.Error {
+	if req.Generation < 0 && req.MemberID == "" {
+		return kerr.UnknownMemberID
+	}
+	m := g.members[req.MemberID]
+	if m == nil {
+		return kerr.UnknownMemberID
+	}
+	if req.Generation != m.epoch && req.Generation != m.prevEpoch {
+		return kerr.StaleMemberEpoch
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package handler
+
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func consumerHeartbeat(f *groupFixture, member string, epoch int32, owned []kmsg.ConsumerGroupHeartbeatRequestTopic) *kmsg.ConsumerGroupHeartbeatResponse {
+	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	req.Group, req.MemberID, req.MemberEpoch = "g", member, epoch
+	req.RebalanceTimeoutMillis = 60000
+	if epoch == 0 {
+		req.SubscribedTopicNames = []string{"t"}
+		owned = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	}
+	req.Topics = owned
+	return f.do(req, 1).(*kmsg.ConsumerGroupHeartbeatResponse)
+}
+
+func TestConsumerGroupHeartbeatAndDescribe(t *testing.T) {
+	f := newGroupFixture(t)
+	f.createTopic("t", 4, nil)
+	resp := consumerHeartbeat(f, "a", 0, nil)
+	if resp.ErrorCode != 0 || resp.MemberEpoch != 1 || resp.HeartbeatIntervalMillis != 5000 || resp.Assignment == nil ||
+		len(resp.Assignment.Topics) != 1 || len(resp.Assignment.Topics[0].Partitions) != 4 {
+		t.Fatalf("join: %+v", resp)
+	}
+	topicID := resp.Assignment.Topics[0].TopicID
+	if resp := consumerHeartbeat(f, "b", 0, nil); resp.ErrorCode != 0 || resp.MemberEpoch != 2 {
+		t.Fatalf("second join: %+v", resp)
+	}
+	// a is asked to keep two partitions, revokes the others, and moves on.
+	owned := []kmsg.ConsumerGroupHeartbeatRequestTopic{{TopicID: topicID, Partitions: []int32{0, 1, 2, 3}}}
+	resp = consumerHeartbeat(f, "a", 1, owned)
+	if resp.MemberEpoch != 1 || len(resp.Assignment.Topics[0].Partitions) != 2 {
+		t.Fatalf("revoking: %+v", resp)
+	}
+	owned[0].Partitions = resp.Assignment.Topics[0].Partitions
+	if resp = consumerHeartbeat(f, "a", 1, owned); resp.MemberEpoch != 2 {
+		t.Fatalf("after revoking: %+v", resp)
+	}
+	if resp = consumerHeartbeat(f, "b", 2, []kmsg.ConsumerGroupHeartbeatRequestTopic{}); len(resp.Assignment.Topics) != 1 || len(resp.Assignment.Topics[0].Partitions) != 2 {
+		t.Fatalf("b: %+v", resp)
+	}
+	if resp = consumerHeartbeat(f, "a", 9, nil); resp.ErrorCode != kerr.FencedMemberEpoch.Code {
+		t.Fatalf("fenced: %+v", resp)
+	}
+
+	for v := int16(0); v <= 1; v++ {
+		req := kmsg.NewPtrConsumerGroupDescribeRequest()
+		req.Groups = []string{"g", "missing"}
+		d := f.do(req, v).(*kmsg.ConsumerGroupDescribeResponse)
+		g := d.Groups[0]
+		if g.ErrorCode != 0 || g.State != "Stable" || g.Epoch != 2 || g.AssignmentEpoch != 2 || g.AssignorName != "uniform" || len(g.Members) != 2 ||
+			len(g.Members[0].Assignment.TopicPartitions) != 1 || g.Members[0].Assignment.TopicPartitions[0].Topic != "t" {
+			t.Fatalf("v%d describe: %+v", v, g)
+		}
+		if d.Groups[1].ErrorCode != kerr.GroupIDNotFound.Code {
+			t.Fatalf("v%d missing: %+v", v, d.Groups[1])
+		}
+	}
+
+	// v0 members get their id from the broker.
+	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	req.Group, req.SubscribedTopicNames, req.Topics = "g0", []string{"t"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	if resp := f.do(req, 0).(*kmsg.ConsumerGroupHeartbeatResponse); resp.ErrorCode != 0 || resp.MemberID == nil || *resp.MemberID == "" {
+		t.Fatalf("v0 join: %+v", resp)
+	}
+}
