@@ -15,36 +15,8 @@ import (
 // owns through its callbacks.
 func start848Member(t *testing.T, addr, group, topic string) *groupMember {
 	t.Helper()
-	m := &groupMember{owns: map[int32]bool{}, done: make(chan struct{})}
-	update := func(ps map[string][]int32, own bool) {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		for _, p := range ps[topic] {
-			if own {
-				m.owns[p] = true
-			} else {
-				delete(m.owns, p)
-			}
-		}
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
-		kgo.ServerSideBalancer(), kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.AutoCommitInterval(100*time.Millisecond),
-		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) { update(ps, true) }),
-		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) { update(ps, false) }),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) { update(ps, false) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.cl = cl
-	go func() {
-		defer close(m.done)
-		for {
-			if fs := cl.PollFetches(context.Background()); fs.IsClientClosed() {
-				return
-			}
-		}
-	}()
-	return m
+	return startGroupMember(t, addr, group, topic,
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.AutoCommitInterval(100*time.Millisecond))
 }
 
 // neverDoubleOwned samples the members' ownership until stop closes and

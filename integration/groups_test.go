@@ -77,6 +77,14 @@ func (m *groupMember) owned() []int32 {
 
 func startMember(t *testing.T, addr, group, topic string, balancer kgo.GroupBalancer) *groupMember {
 	t.Helper()
+	return startGroupMember(t, addr, group, topic,
+		kgo.Balancers(balancer), kgo.HeartbeatInterval(200*time.Millisecond), kgo.SessionTimeout(6*time.Second))
+}
+
+// startGroupMember starts a franz-go group consumer with opts that tracks
+// what it owns through its assignment callbacks and polls until closed.
+func startGroupMember(t *testing.T, addr, group, topic string, opts ...kgo.Opt) *groupMember {
+	t.Helper()
 	m := &groupMember{owns: map[int32]bool{}, done: make(chan struct{})}
 	update := func(ps map[string][]int32, own bool) {
 		m.mu.Lock()
@@ -89,11 +97,11 @@ func startMember(t *testing.T, addr, group, topic string, balancer kgo.GroupBala
 			}
 		}
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
-		kgo.Balancers(balancer), kgo.HeartbeatInterval(200*time.Millisecond), kgo.SessionTimeout(6*time.Second),
+	opts = append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
 		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) { update(ps, true) }),
 		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) { update(ps, false) }),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) { update(ps, false) }))
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) { update(ps, false) })}, opts...)
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
