@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/karst-broker/karst/internal/record"
 )
 
 // Kafka RecordBatch v2 (magic 2), the unit of __cluster_metadata segments
@@ -60,50 +62,22 @@ type Batch struct {
 // BuildBatch encodes an uncompressed RecordBatch v2 with no producer id,
 // as KRaft writes metadata batches. Record i gets offset BaseOffset+i.
 func BuildBatch(h BatchHeader, records []BatchRecord) []byte {
-	b := make([]byte, batchHeaderSize, batchHeaderSize+32*len(records))
-	binary.BigEndian.PutUint64(b[0:], uint64(h.BaseOffset))
-	binary.BigEndian.PutUint32(b[12:], uint32(h.LeaderEpoch))
-	b[16] = 2
-	var attrs uint16
-	if h.Control {
-		attrs |= attrControl
-	}
-	binary.BigEndian.PutUint16(b[21:], attrs)
-	lastDelta := int32(len(records) - 1)
-	if len(records) == 0 {
-		lastDelta = 0
-	}
-	binary.BigEndian.PutUint32(b[23:], uint32(lastDelta))
-	binary.BigEndian.PutUint64(b[27:], uint64(h.Timestamp))
-	binary.BigEndian.PutUint64(b[35:], uint64(h.Timestamp))
-	binary.BigEndian.PutUint64(b[43:], ^uint64(0)) // producerId -1
-	binary.BigEndian.PutUint16(b[51:], 0xffff)     // producerEpoch -1
-	binary.BigEndian.PutUint32(b[53:], 0xffffffff) // baseSequence -1
-	binary.BigEndian.PutUint32(b[57:], uint32(len(records)))
-	var body []byte
+	rs := make([]record.Record, len(records))
 	for i, r := range records {
-		body = body[:0]
-		body = append(body, 0) // attributes
-		body = binary.AppendVarint(body, 0)
-		body = binary.AppendVarint(body, int64(i))
-		if r.Key == nil {
-			body = binary.AppendVarint(body, -1)
-		} else {
-			body = binary.AppendVarint(body, int64(len(r.Key)))
-			body = append(body, r.Key...)
-		}
-		if r.Value == nil {
-			body = binary.AppendVarint(body, -1)
-		} else {
-			body = binary.AppendVarint(body, int64(len(r.Value)))
-			body = append(body, r.Value...)
-		}
-		body = binary.AppendVarint(body, 0) // headers
-		b = binary.AppendVarint(b, int64(len(body)))
-		b = append(b, body...)
+		rs[i] = record.Record{Key: r.Key, Value: r.Value}
 	}
-	binary.BigEndian.PutUint32(b[batchLengthOffset:], uint32(len(b)-12))
-	binary.BigEndian.PutUint32(b[batchCRCOffset:], crc32.Checksum(b[batchAttrsOffset:], castagnoli))
+	var attrs int16
+	if h.Control {
+		attrs = record.ControlBit
+	}
+	b, err := record.Build(nil, record.BatchHeader{
+		BaseOffset: h.BaseOffset, PartitionLeaderEpoch: h.LeaderEpoch, Attributes: attrs,
+		BaseTimestamp: h.Timestamp, MaxTimestamp: h.Timestamp,
+		ProducerID: record.NoProducerID, ProducerEpoch: record.NoProducerEpoch, BaseSequence: record.NoSequence,
+	}, rs)
+	if err != nil {
+		panic("metadata: building an uncompressed batch cannot fail: " + err.Error())
+	}
 	return b
 }
 
