@@ -1,74 +1,267 @@
 package integration
 
 import (
+	"context"
 	"io"
 	"net/http"
-	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/karsttest"
 )
 
-// metricValue returns the value of the first sample matching name and a
-// label fragment, or -1.
-func metricValue(body, name, labels string) float64 {
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\{[^}]*` + regexp.QuoteMeta(labels) + `[^}]*\} ([0-9.e+]+)$`).FindStringSubmatch(body)
-	if m == nil {
-		return -1
+// metricValue returns the value of the first sample of name whose labels
+// contain every fragment (such as `topic="metered"`), or -1.
+func metricValue(body, name string, labels ...string) float64 {
+	for _, line := range strings.Split(body, "\n") {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || rest == "" || (rest[0] != '{' && rest[0] != ' ') {
+			continue
+		}
+		set := ""
+		if rest[0] == '{' {
+			end := strings.LastIndexByte(rest, '}')
+			if end < 0 {
+				continue
+			}
+			set, rest = rest[1:end], rest[end+1:]
+		}
+		matches := true
+		for _, l := range labels {
+			matches = matches && strings.Contains(set, l)
+		}
+		if !matches {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		if err != nil {
+			return -1
+		}
+		return v
 	}
-	v, _ := strconv.ParseFloat(m[1], 64)
-	return v
+	return -1
 }
 
-// TestMetricsEndpointCountsProduceAndFetch scrapes the Prometheus endpoint
-// after a produce and a consume and checks the counters moved.
-func TestMetricsEndpointCountsProduceAndFetch(t *testing.T) {
-	b := karsttest.Start(t, karsttest.WithConfig("karst.metrics.listener", "127.0.0.1:0"))
-	ctx := testContext(t)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DefaultProduceTopic("metered"), kgo.AllowAutoTopicCreation(),
-		kgo.ConsumeTopics("metered"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+func scrapeMetrics(t *testing.T, ctx context.Context, url string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
-	for range 25 {
-		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("measured value")}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for got := 0; got < 25; {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatal("records not consumed")
-		}
-		got += len(fetches.Records())
-	}
-	resp, err := http.Get(b.MetricsURL())
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	body := string(raw)
-	if v := metricValue(body, "kafka_server_brokertopicmetrics_messages_in_total", `topic="metered"`); v != 25 {
-		t.Errorf("messages in = %v, want 25", v)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if v := metricValue(body, "kafka_server_brokertopicmetrics_bytes_in_total", `topic="metered"`); v <= 0 {
-		t.Errorf("bytes in = %v", v)
+	return string(raw)
+}
+
+// TestMetricsEndpointCountsProduceAndGroupConsumeAndLag produces N
+// records, consumes them in a consumer group that commits offset M, then
+// scrapes the Prometheus endpoint: the traffic counters moved and the
+// group's lag is N-M.
+func TestMetricsEndpointCountsProduceAndGroupConsumeAndLag(t *testing.T) {
+	const (
+		topic     = "metered"
+		group     = "metered-readers"
+		produced  = 25
+		committed = 10
+	)
+	b := karsttest.Start(t, karsttest.WithConfig("karst.metrics.listener", "127.0.0.1:0"),
+		karsttest.WithConfig("group.initial.rebalance.delay.ms", "0"))
+	ctx := testContext(t)
+
+	producer, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if v := metricValue(body, "kafka_server_brokertopicmetrics_bytes_out_total", `topic="metered"`); v <= 0 {
-		t.Errorf("bytes out = %v", v)
+	defer producer.Close()
+	if _, err := kadm.NewClient(producer).CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+		t.Fatal(err)
 	}
-	if v := metricValue(body, "kafka_network_requests_total", `request="Produce"`); v < 25 {
-		t.Errorf("Produce requests = %v, want at least 25", v)
+	for range produced {
+		if err := producer.ProduceSync(ctx, &kgo.Record{Value: []byte("measured value")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if v := metricValue(body, "kafka_network_request_total_time_seconds_count", `request="Fetch"`); v < 1 {
-		t.Errorf("Fetch latency samples = %v", v)
+
+	consumer, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^kafka_server_connection_count [1-9]`).MatchString(body) || !regexp.MustCompile(`(?m)^go_goroutines `).MatchString(body) {
-		t.Error("connection count or Go runtime metrics missing")
+	defer consumer.Close()
+	for got := 0; got < produced; {
+		fetches := consumer.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("consumed %d of %d records", got, produced)
+		}
+		got += len(fetches.Records())
 	}
+	// Commit a position short of the end, as a consumer still working
+	// through the records would.
+	var commitErr error
+	consumer.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{topic: {0: {Epoch: -1, Offset: committed}}},
+		func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+			commitErr = err
+			if resp == nil {
+				return
+			}
+			for _, rt := range resp.Topics {
+				for _, rp := range rt.Partitions {
+					if e := kerr.ErrorForCode(rp.ErrorCode); e != nil && commitErr == nil {
+						commitErr = e
+					}
+				}
+			}
+		})
+	if commitErr != nil {
+		t.Fatalf("commit: %v", commitErr)
+	}
+
+	groupLabels := []string{`consumergroup="` + group + `"`, `topic="` + topic + `"`}
+	var body string
+	for {
+		body = scrapeMetrics(t, ctx, b.MetricsURL())
+		if metricValue(body, "kafka_consumergroup_current_offset", append(groupLabels, `partition="0"`)...) == committed {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the committed offset never showed in the scrape:\n%s", grep(body, "kafka_consumergroup"))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"kafka_consumergroup_lag", append(groupLabels, `partition="0"`), produced - committed},
+		{"kafka_consumergroup_lag_sum", groupLabels, produced - committed},
+		{"kafka_consumergroup_current_offset_sum", groupLabels, committed},
+		{"kafka_consumergroup_members", groupLabels[:1], 1},
+		{"kafka_topic_partition_current_offset", []string{`topic="` + topic + `"`, `partition="0"`}, produced},
+		{"kafka_topic_partition_oldest_offset", []string{`topic="` + topic + `"`, `partition="0"`}, 0},
+		{"kafka_server_brokertopicmetrics_messages_in_total", []string{`topic="` + topic + `"`}, produced},
+		{"kafka_server_replicamanager_underreplicatedpartitions", nil, 0},
+		{"kafka_controller_kafkacontroller_offlinepartitionscount", nil, 0},
+		{"kafka_server_delayedoperationpurgatory_purgatorysize", []string{`delayedoperation="Produce"`}, 0},
+	} {
+		if got := metricValue(body, c.name, c.labels...); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		labels  []string
+		atLeast float64
+	}{
+		{"kafka_server_brokertopicmetrics_bytes_in_total", []string{`topic="` + topic + `"`}, 1},
+		{"kafka_server_brokertopicmetrics_bytes_out_total", []string{`topic="` + topic + `"`}, 1},
+		{"kafka_network_requests_total", []string{`request="Produce"`}, produced},
+		{"kafka_network_requests_total", []string{`request="OffsetCommit"`}, 1},
+		{"kafka_network_requests_total", []string{`request="JoinGroup"`}, 1},
+		{"kafka_network_request_total_time_seconds_count", []string{`request="Fetch"`}, 1},
+		{"kafka_server_replicamanager_partitioncount", nil, 1},
+		{"kafka_server_connection_count", nil, 1},
+		{"kafka_log_flush_time_seconds_count", nil, 0}, // present; counts once internal/log reports flushes
+		{"kafka_server_delayedoperationpurgatory_purgatorysize", []string{`delayedoperation="Fetch"`}, 0},
+		{"go_goroutines", nil, 1},
+	} {
+		if got := metricValue(body, c.name, c.labels...); got < c.atLeast {
+			t.Errorf("%s%v = %v, want at least %v", c.name, c.labels, got, c.atLeast)
+		}
+	}
+}
+
+// TestMetricsShowParkedFetchesAndFlushes parks a consumer's long poll on
+// an empty topic and checks the Fetch purgatory counts it, then produces
+// with acks=all and checks the log flush histogram counted the fsync.
+func TestMetricsShowParkedFetchesAndFlushes(t *testing.T) {
+	// The counting lines are not in internal/handler (Fetch, Produce) and
+	// internal/log (flushRound) yet; delete this skip when they are.
+	b := karsttest.Start(t, karsttest.WithConfig("karst.metrics.listener", "127.0.0.1:0"))
+	ctx := testContext(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DefaultProduceTopic("quiet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	created, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 1, nil, "quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One long poll, sent by hand so no client follows it with another.
+	fetch := kmsg.NewPtrFetchRequest()
+	fetch.ReplicaID, fetch.MaxWaitMillis, fetch.MinBytes, fetch.MaxBytes = -1, 20_000, 1, 1<<20
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic, ft.TopicID = "quiet", created.ID
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.Partition, fp.FetchOffset, fp.PartitionMaxBytes, fp.LogStartOffset, fp.CurrentLeaderEpoch = 0, 0, 1<<20, -1, -1
+	ft.Partitions = append(ft.Partitions, fp)
+	fetch.Topics = append(fetch.Topics, ft)
+	polled := make(chan error, 1)
+	go func() {
+		_, err := cl.Request(ctx, fetch)
+		polled <- err
+	}()
+
+	waitForMetric := func(what string, ok func(body string) bool) string {
+		t.Helper()
+		for {
+			body := scrapeMetrics(t, ctx, b.MetricsURL())
+			if ok(body) {
+				return body
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("%s never showed:\n%s", what, grep(body, "purgatory"))
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	fetchParked := func(body string) float64 {
+		return metricValue(body, "kafka_server_delayedoperationpurgatory_purgatorysize", `delayedoperation="Fetch"`)
+	}
+	waitForMetric("a parked fetch", func(body string) bool { return fetchParked(body) >= 1 })
+
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("wake up")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-polled:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the parked fetch was not woken by the produce")
+	}
+	body := waitForMetric("the fetch leaving purgatory", func(body string) bool { return fetchParked(body) == 0 })
+	if n := metricValue(body, "kafka_log_flush_time_seconds_count"); n < 1 {
+		t.Errorf("log flushes = %v after an acks=all produce, want at least 1", n)
+	}
+}
+
+// grep keeps the lines of body that mention s, for failure messages.
+func grep(body, s string) string {
+	var out []string
+	for _, l := range strings.Split(body, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

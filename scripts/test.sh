@@ -40,3 +40,6 @@ fi
 
 echo "== go test (unit and integration, race detector on)"
 go test -race -count=1 -timeout 20m ./...
+
+echo "== benchmark smoke run (bounded; no speed is judged)"
+scripts/ci-bench-smoke.sh

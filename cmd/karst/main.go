@@ -56,8 +56,9 @@ func isFlagOrFile(arg string) bool {
 func usage(w *os.File) {
 	fmt.Fprint(w, `usage:
   karst                                   serve the embedded default (PLAINTEXT :9092, ./karst-data)
-  karst serve [FILE] [--override key=value]...
-                                          serve with a Kafka-style server.properties; overrides win
+  karst serve [FILE] [--override key=value]... [--log-format text|json]
+                                          serve with a Kafka-style server.properties; overrides win;
+                                          --log-format sets karst.log.format (default text)
   karst apis                              print the supported API table (Markdown)
   karst bench MODE [flags]                load a broker and measure it (karst bench help)
 `)

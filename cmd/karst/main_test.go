@@ -51,6 +51,7 @@ func TestInvalidConfigurationExitsWithStatus2(t *testing.T) {
 		{"serve", "--override", "listeners=nonsense"},
 		{"serve", "--override", "socket.request.max.bytes=-5"},
 		{"serve", "--bogus-flag"},
+		{"serve", "--log-format", "xml"},
 		{"no-such-command"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -22,6 +22,9 @@ const shutdownGrace = 10 * time.Second
 type serveArgs struct {
 	propertiesFile string
 	overrides      []string
+	// logFormat is --log-format; it wins over karst.log.format wherever
+	// that is set.
+	logFormat string
 }
 
 func parseServeArgs(args []string) (serveArgs, error) {
@@ -37,6 +40,14 @@ func parseServeArgs(args []string) (serveArgs, error) {
 			sa.overrides = append(sa.overrides, args[i])
 		case strings.HasPrefix(a, "--override="):
 			sa.overrides = append(sa.overrides, strings.TrimPrefix(a, "--override="))
+		case a == "--log-format" || a == "-log-format":
+			if i+1 == len(args) {
+				return sa, errors.New("--log-format needs text or json")
+			}
+			i++
+			sa.logFormat = args[i]
+		case strings.HasPrefix(a, "--log-format="):
+			sa.logFormat = strings.TrimPrefix(a, "--log-format=")
 		case strings.HasPrefix(a, "-"):
 			return sa, fmt.Errorf("unknown flag %s", a)
 		case sa.propertiesFile == "":
@@ -45,11 +56,14 @@ func parseServeArgs(args []string) (serveArgs, error) {
 			return sa, fmt.Errorf("unexpected argument %q (one properties file at most)", a)
 		}
 	}
+	if sa.logFormat != "" {
+		// Applied last, so the flag wins; config validates the value.
+		sa.overrides = append(sa.overrides, logFormatKey+"="+sa.logFormat)
+	}
 	return sa, nil
 }
 
 func serve(args []string) int {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	sa, err := parseServeArgs(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "karst: %v\n", err)
@@ -61,6 +75,13 @@ func serve(args []string) int {
 		fmt.Fprintf(os.Stderr, "karst: invalid configuration: %v\n", err)
 		return exitUsage
 	}
+	logger, err := newLogger(os.Stderr, cfg.Settings.String(logFormatKey))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "karst: invalid configuration: %v\n", err)
+		return exitUsage
+	}
+	// Packages that log through slog's default use the same format.
+	slog.SetDefault(logger)
 	for _, w := range warnings {
 		logger.Warn(w)
 	}

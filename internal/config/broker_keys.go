@@ -220,6 +220,7 @@ var brokerKeyList = []Key{
 	def("metrics.recording.level", TypeString, "INFO", in("INFO", "DEBUG", "TRACE"), ReadOnly, "Highest recording level of metrics."),
 	karst(def("karst.metrics.listener", TypeString, "", hostPortOrEmpty, ReadOnly, "Karst: host:port serving Prometheus metrics at /metrics; empty disables.")),
 	karst(def("karst.pprof.listener", TypeString, "", hostPortOrEmpty, ReadOnly, "Karst: host:port serving Go pprof at /debug/pprof/; empty disables.")),
+	karst(def("karst.log.format", TypeString, "text", in("text", "json"), ReadOnly, "Karst: format of the broker's log on stderr: text (key=value pairs) or json (one object per line).")),
 }
 
 var brokerKeys = newKeyTable(brokerKeyList)

@@ -34,6 +34,7 @@ import (
 
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/metrics"
 )
 
 func init() { register(0, 0, 13, (*Broker).handleProduce) }
@@ -124,6 +125,8 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 		// every in-flight request is answered.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
+		b.opts.Metrics.EnterPurgatory(metrics.ProducePurgatory)
+		defer b.opts.Metrics.LeavePurgatory(metrics.ProducePurgatory)
 		for _, w := range waits {
 			if err := w.log.WaitDurable(ctx, w.offset); err != nil {
 				w.out.ErrorCode = kerr.RequestTimedOut.Code

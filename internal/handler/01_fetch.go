@@ -41,6 +41,7 @@ import (
 
 	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/storage"
 )
 
@@ -89,7 +90,10 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 			if !canWait || got >= int(req.MinBytes) || !time.Now().Before(deadline) || anyReadError(targets) {
 				break
 			}
-			if !waitAny(ctx, signals, time.Until(deadline)) {
+			b.opts.Metrics.EnterPurgatory(metrics.FetchPurgatory)
+			woke := waitAny(ctx, signals, time.Until(deadline))
+			b.opts.Metrics.LeavePurgatory(metrics.FetchPurgatory)
+			if !woke {
 				readFetch(req, targets)
 				break
 			}

@@ -84,6 +84,7 @@ func (l *Log) flushLoop() {
 
 // flushRound makes everything appended so far durable.
 func (l *Log) flushRound() error {
+	defer reportFlush(time.Now())
 	f := &l.flush
 	l.mu.Lock()
 	target := l.logEndOffset.Load()

@@ -21,6 +21,8 @@ type Metrics struct {
 	messagesIn      *prometheus.CounterVec
 	bytesOut        *prometheus.CounterVec
 	failedProduce   *prometheus.CounterVec
+	purgatory       [purgatories]prometheus.Gauge
+	logFlush        prometheus.Histogram
 }
 
 // New registers every measure, with the Go runtime and process collectors.
@@ -62,6 +64,9 @@ func New() *Metrics {
 			Help: "Partition appends refused, by topic (BrokerTopicMetrics FailedProduceRequestsPerSec).",
 		}, []string{"topic"}),
 	}
+	purgatoryVec, purgatory := newPurgatoryGauges()
+	m.purgatory, m.logFlush = purgatory, newLogFlushHistogram()
+	r.MustRegister(purgatoryVec, m.logFlush)
 	r.MustRegister(m.requests, m.requestSeconds, m.connections, m.connectionsOpen, m.bytesIn, m.messagesIn, m.bytesOut, m.failedProduce,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -20,6 +20,7 @@ import (
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/metrics"
+	"github.com/karst-broker/karst/internal/metrics/brokerstate"
 	"github.com/karst-broker/karst/internal/server"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
@@ -81,6 +82,9 @@ type Node struct {
 	metrics     *metrics.Metrics
 	// observers serve /metrics (and pprof) when configured.
 	observers []*metrics.Listener
+	// unwatch detaches the scrape-time gauges (lag, partitions) and the
+	// log flush histogram.
+	unwatch   func()
 	clusterID string
 }
 
@@ -149,6 +153,7 @@ func Start(cfg Config) (n *Node, err error) {
 		n.srv.Shutdown(context.Background())
 		return nil, err
 	}
+	n.unwatch = brokerstate.Register(n.metrics, brokerstate.Sources{NodeID: cfg.NodeID, Groups: groups, Partitions: n.storage, Metadata: n.store})
 	n.srv.Serve(broker)
 	return n, nil
 }
@@ -327,6 +332,9 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	err := n.srv.Shutdown(ctx)
 	for _, o := range n.observers {
 		o.Close(ctx)
+	}
+	if n.unwatch != nil {
+		n.unwatch()
 	}
 	if n.stop != nil {
 		n.stop()
