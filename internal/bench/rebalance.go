@@ -147,12 +147,24 @@ func splitsExactly(members []*benchMember, n int32) bool {
 	return true
 }
 
-// coordinatorStable reports whether the coordinator describes a classic
-// group as Stable with exactly `members` members.
-func coordinatorStable(ctx context.Context, adm *kadm.Client, group string, members int) bool {
+// coordinatorStable reports whether the coordinator describes the group as
+// Stable with exactly `members` members: through DescribeGroups for a
+// classic group, through ConsumerGroupDescribe for a consumer (KIP-848)
+// group, where Stable also means every member reached the target assignment.
+func coordinatorStable(ctx context.Context, cl *kgo.Client, protocol, group string, members int) bool {
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	described, err := adm.DescribeGroups(dctx, group)
+	if protocol == "consumer" {
+		req := kmsg.NewPtrConsumerGroupDescribeRequest()
+		req.Groups = []string{group}
+		resp, err := req.RequestWith(dctx, cl)
+		if err != nil || len(resp.Groups) != 1 {
+			return false
+		}
+		g := resp.Groups[0]
+		return g.ErrorCode == 0 && g.State == "Stable" && len(g.Members) == members
+	}
+	described, err := kadm.NewClient(cl).DescribeGroups(dctx, group)
 	if err != nil {
 		return false
 	}
@@ -163,8 +175,9 @@ func coordinatorStable(ctx context.Context, adm *kadm.Client, group string, memb
 // Rebalance starts Members group members at once on a topic of Partitions
 // partitions and reports rebalance_ms: the time from the first member
 // starting until every partition is owned by exactly one member (by the
-// members' own callbacks) and, for the classic protocol, the coordinator
-// describes the group as Stable with all of them.
+// members' own callbacks) and the coordinator describes the group as
+// Stable with all of them (DescribeGroups for classic, ConsumerGroupDescribe
+// for consumer).
 func Rebalance(ctx context.Context, cfg RebalanceConfig) *Result {
 	cfg.defaults()
 	res := NewResult("rebalance")
@@ -183,7 +196,6 @@ func Rebalance(ctx context.Context, cfg RebalanceConfig) *Result {
 		return res
 	}
 	defer admCl.Close()
-	adm := kadm.NewClient(admCl)
 	if cfg.Protocol == "consumer" {
 		// franz-go silently falls back to the classic protocol when the broker
 		// lacks ConsumerGroupHeartbeat; that would time the wrong thing.
@@ -211,8 +223,7 @@ func Rebalance(ctx context.Context, cfg RebalanceConfig) *Result {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if splitsExactly(members, cfg.Partitions) &&
-			(cfg.Protocol != "classic" || coordinatorStable(runCtx, adm, cfg.Group, cfg.Members)) {
+		if splitsExactly(members, cfg.Partitions) && coordinatorStable(runCtx, admCl, cfg.Protocol, cfg.Group, cfg.Members) {
 			res.SetFloat("rebalance_ms", float64(time.Since(start).Microseconds())/1000)
 			return res
 		}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -53,15 +52,21 @@ func TestCommitsCountsSynchronousCommits(t *testing.T) {
 	}
 }
 
-// Until Karst offers KIP-848 this checks the refusal; afterwards, that a
-// consumer-protocol group settles.
+// A consumer-protocol (KIP-848) group settles too, and the figure covers
+// the coordinator's ConsumerGroupDescribe saying Stable.
 func TestRebalanceConsumerProtocol(t *testing.T) {
-	b := karsttest.Start(t, karsttest.WithConfig("group.initial.rebalance.delay.ms", "0"))
+	b := karsttest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res := Rebalance(ctx, RebalanceConfig{Addr: b.Addr(), Members: 2, Partitions: 6, Protocol: "consumer", Timeout: 45 * time.Second})
+	res := Rebalance(ctx, RebalanceConfig{Addr: b.Addr(), Members: 3, Partitions: 6, Protocol: "consumer", Timeout: 45 * time.Second})
 	t.Log(res.Line())
-	if err := res.Err(); err != nil && !strings.Contains(err.Error(), "ConsumerGroupHeartbeat") {
+	if err := res.Err(); err != nil {
 		t.Fatal(err)
+	}
+	if ms, ok := res.Float("rebalance_ms"); !ok || ms <= 0 {
+		t.Errorf("rebalance_ms %v in %s", ms, res.Line())
+	}
+	if p, _ := res.String("protocol"); p != "consumer" {
+		t.Errorf("protocol %q in %s", p, res.Line())
 	}
 }

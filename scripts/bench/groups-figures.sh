@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # groups-figures.sh [OUTDIR] — consumer-group figures of Karst beside Apache Kafka 4.1.2, measured
 # on this machine and printed as a Markdown table:
-#   rebalance_ms for classic groups (franz-go, cooperative-sticky) of 2, 10 and 50 members on one
-#   topic of PARTITIONS partitions: from the members starting until every partition has exactly one
-#   owner and the coordinator says Stable (median of REPS runs, a fresh group each);
+#   rebalance_ms for groups of 2, 10 and 50 members on one topic of PARTITIONS partitions, with each
+#   protocol of PROTOCOLS: classic (franz-go, cooperative-sticky; JoinGroup/SyncGroup) and consumer
+#   (KIP-848, franz-go, ConsumerGroupHeartbeat with the server-side range assignor): from the
+#   members starting until every partition has exactly one owner and the coordinator says Stable
+#   (DescribeGroups resp. ConsumerGroupDescribe), median of REPS runs, a fresh group each;
 #   synchronous offset commits per second (and p99) of one member for DURATION.
 # Both brokers run with group.initial.rebalance.delay.ms=0 (interop/kafka/start.sh sets it for
 # Kafka; this script adds it to Karst's command line) so the figures time the protocol, not the
-# configured delay.
+# configured delay. The KIP-848 settings stay at their defaults on both brokers: in particular
+# group.consumer.heartbeat.interval.ms=5000, which bounds how fast a member learns of a new target
+# assignment, so a consumer-protocol rebalance takes about one or more heartbeat intervals.
 # Raw result lines go to OUTDIR/groups.txt (default: a temp dir, removed).
 # Environment: BROKERS ("karst kafka"), MEMBERS ("2 10 50"), PARTITIONS (500), REPS (3),
-# DURATION of the commit run (5s), PROTOCOL (classic), KARST_BIN (a karst with `bench`).
+# DURATION of the commit run (5s), PROTOCOLS ("classic consumer"; PROTOCOL, if set, is the one
+# protocol to run), KARST_BIN (a karst with `bench`).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -19,12 +24,13 @@ MEMBERS="${MEMBERS:-2 10 50}"
 PARTITIONS="${PARTITIONS:-500}"
 REPS="${REPS:-3}"
 DURATION="${DURATION:-5s}"
-PROTOCOL="${PROTOCOL:-classic}"
+PROTOCOLS="${PROTOCOL:-${PROTOCOLS:-classic consumer}}"
 WORK="$(mktemp -d /tmp/karst-groups-figures.XXXXXX)"
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 OUT="${1:-$WORK}"; mkdir -p "$OUT"
 RESULTS="$OUT/groups.txt"; : > "$RESULTS"
 bench_build "$WORK" || exit 1
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # lib.sh's Karst command line, plus the rebalance delay Kafka's start.sh also sets to 0.
 karst_cmd() {
@@ -40,19 +46,23 @@ for broker in $BROKERS; do
   if ! "start_$broker" "$data" "$port"; then echo "mode=start broker=$broker error=start_failed" | record; continue; fi
   pid="$BROKER_PID"
   common=(-brokers "127.0.0.1:$port" -pid "$pid" -tag "broker=$broker")
-  for n in $MEMBERS; do
-    for rep in $(seq 1 "$REPS"); do
-      timeout 150 "$KARST" bench rebalance "${common[@]}" -tag "rep=$rep" -members "$n" -partitions "$PARTITIONS" \
-        -protocol "$PROTOCOL" -timeout 120s | record
+  for protocol in $PROTOCOLS; do
+    for n in $MEMBERS; do
+      for rep in $(seq 1 "$REPS"); do
+        timeout 150 "$KARST" bench rebalance "${common[@]}" -tag "rep=$rep" -members "$n" -partitions "$PARTITIONS" \
+          -protocol "$protocol" -timeout 120s | record
+      done
     done
   done
   timeout 120 "$KARST" bench commits "${common[@]}" -duration "$DURATION" | record
   stop_broker "$broker" "$data" "$pid"
 done
 
-python3 - "$RESULTS" "$BROKERS" "$MEMBERS" "$PARTITIONS" "$PROTOCOL" <<'PY'
+LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$RESULTS" "$BROKERS" "$MEMBERS" "$PARTITIONS" "$PROTOCOLS" "$LOAD_BEFORE" "$LOAD_AFTER" <<'PY'
 import shlex, statistics, sys
-path, brokers, members, partitions, protocol = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4], sys.argv[5]
+path, brokers, members, partitions, protocols = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4], sys.argv[5].split()
+load_before, load_after = sys.argv[6], sys.argv[7]
 rows = [dict(kv.split("=", 1) for kv in shlex.split(l) if "=" in kv) for l in open(path) if l.strip()]
 
 def fig(broker, mode, key, **match):
@@ -73,12 +83,17 @@ def row(label, mode, key, **match):
     if brokers == ["karst", "kafka"]:
         cells.append("%.2f" % (vals[0] / vals[1]) if None not in vals and vals[1] else "")
     lines.append(f"| {label} | " + " | ".join(cells) + " |")
-for n in members:
-    row(f"{protocol} rebalance, {n} members, {partitions} partitions (ms, median)", "rebalance", "rebalance_ms", members=n)
+for protocol in protocols:
+    for n in members:
+        row(f"{protocol} rebalance, {n} members, {partitions} partitions (ms, median)", "rebalance", "rebalance_ms",
+            members=n, protocol=protocol)
 row("offset commits/s (one member, sync)", "commits", "commits_per_s")
 row("offset commit p99 (ms)", "commits", "p99_ms")
 print("\n".join(lines))
+print(f"\nload average (1, 5, 15 min): {load_before} before, {load_after} after")
+if "consumer" in protocols:
+    print("consumer (KIP-848): broker defaults on both, group.consumer.heartbeat.interval.ms=5000")
 errors = [r for r in rows if "error" in r]
 for r in errors:
-    print(f"\nfailed: {r.get('broker')} {r.get('mode')} members={r.get('members', '')}: {r['error']}")
+    print(f"\nfailed: {r.get('broker')} {r.get('mode')} {r.get('protocol', '')} members={r.get('members', '')}: {r['error']}")
 PY
