@@ -46,6 +46,8 @@ type classicGroup struct {
 	newMemberAdded bool
 
 	offsets map[TopicPartition]CommittedOffset
+	// txn is the offsets of open transactions (txn_offsets.go).
+	txn groupTxnOffsets
 }
 
 func newClassicGroup(c *Coordinator, id string, now time.Time) *classicGroup {

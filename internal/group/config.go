@@ -16,17 +16,25 @@ type Config struct {
 	OffsetMetadataMaxBytes int
 	// OffsetsTopicPartitions is offsets.topic.num.partitions.
 	OffsetsTopicPartitions int32
+	// OffsetsRetention is offsets.retention.minutes: how long an empty
+	// group's committed offsets are kept (expiry.go).
+	OffsetsRetention time.Duration
+	// OffsetsRetentionCheckInterval is
+	// offsets.retention.check.interval.ms.
+	OffsetsRetentionCheckInterval time.Duration
 }
 
 // DefaultConfig is Kafka's defaults.
 func DefaultConfig() Config {
 	return Config{
-		MinSessionTimeout:      6 * time.Second,
-		MaxSessionTimeout:      30 * time.Minute,
-		InitialRebalanceDelay:  3 * time.Second,
-		MaxSize:                1<<31 - 1,
-		NewMemberJoinTimeout:   5 * time.Minute,
-		OffsetMetadataMaxBytes: 4096,
-		OffsetsTopicPartitions: 50,
+		MinSessionTimeout:             6 * time.Second,
+		MaxSessionTimeout:             30 * time.Minute,
+		InitialRebalanceDelay:         3 * time.Second,
+		MaxSize:                       1<<31 - 1,
+		NewMemberJoinTimeout:          5 * time.Minute,
+		OffsetMetadataMaxBytes:        4096,
+		OffsetsTopicPartitions:        50,
+		OffsetsRetention:              7 * 24 * time.Hour,
+		OffsetsRetentionCheckInterval: 10 * time.Minute,
 	}
 }

@@ -89,6 +89,9 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 		}
 		compiled = re
 	}
+	if req.MemberEpoch == 0 && req.SubscribedTopics == nil && req.SubscribedRegex == nil {
+		return fail(kerr.InvalidRequest, "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.")
+	}
 	holder := c.group(req.GroupID, req.MemberEpoch == 0)
 	if holder == nil {
 		return fail(kerr.UnknownMemberID, "")
@@ -99,11 +102,21 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 		return fail(kerr.CoordinatorNotAvailable, "")
 	}
 	if len(holder.members) > 0 {
-		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Group %s is not a consumer group.", req.GroupID))
+		// Kafka converts a classic group whose members all use the consumer
+		// protocol (group.consumer.migration.policy); this coordinator does
+		// not, and answers as Kafka does with the policy "disabled".
+		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Cannot upgrade classic group %s to consumer group because online upgrade is disabled.", req.GroupID))
 	}
+	existed := c.consumerGroupOf(holder, false) != nil
 	g := c.consumerGroupOf(holder, req.MemberEpoch == 0)
 	if g == nil {
 		return fail(kerr.UnknownMemberID, "")
+	}
+	if !existed && (holder.protocolType != "" || holder.generation > 0) {
+		// An empty classic group becomes a consumer group: its metadata is
+		// deleted, as Kafka does; its offsets stay.
+		g.pendingRecords = append(g.pendingRecords, Record{Key: groupMetadataKey(holder.id)})
+		holder.generation, holder.protocolType, holder.protocol, holder.leader = 0, "", "", ""
 	}
 	now := c.clock.Now()
 	if req.MemberEpoch < 0 {
@@ -112,9 +125,6 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	m := g.members[req.MemberID]
 	bumped := false
 	if req.MemberEpoch == 0 {
-		if req.SubscribedTopics == nil && req.SubscribedRegex == nil {
-			return fail(kerr.InvalidRequest, "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.")
-		}
 		var err *kerr.Error
 		if m, bumped, err = g.join(req, cfg, now); err != nil {
 			return fail(err, "")
@@ -135,7 +145,6 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	}
 	if bumped {
 		g.epoch++
-		g.persistEpoch()
 	}
 	m.clientID, m.clientHost = req.ClientID, req.ClientHost
 	if req.RackID != nil {
@@ -147,8 +156,9 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	m.sessionDeadline = now.Add(cfg.SessionTimeout)
 	g.computeTarget()
 	g.reconcile(m, req.Owned, req.OwnedSent, now)
+	wait := g.persist(req.Topics, m)
 	return ConsumerHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch,
-		HeartbeatInterval: cfg.HeartbeatInterval, Assignment: cloneAssignment(m.assigned)}
+		HeartbeatInterval: cfg.HeartbeatInterval, Assignment: cloneAssignment(m.assigned), Wait: wait}
 }
 
 // join admits a member with epoch 0: a new one, a static member coming
@@ -170,7 +180,9 @@ func (g *consumerGroup) join(req ConsumerHeartbeat, cfg ConsumerConfig, now time
 			// assignment, without a rebalance.
 			delete(g.members, oldID)
 			m := *old
-			m.id, m.left = req.MemberID, false
+			// As in Kafka, it starts again from epoch 0 with the partitions
+			// the old one was assigned, and reconciles from there.
+			m.id, m.left, m.epoch, m.prevEpoch = req.MemberID, false, 0, 0
 			g.members[m.id] = &m
 			g.static[*req.InstanceID] = m.id
 			if t, ok := g.target[oldID]; ok {
@@ -243,14 +255,20 @@ func (g *consumerGroup) leave(req ConsumerHeartbeat) ConsumerHeartbeatResult {
 	if m == nil {
 		return ConsumerHeartbeatResult{Err: kerr.UnknownMemberID, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
 	}
+	var wait Durable
 	if req.MemberEpoch == -2 && m.instanceID != nil {
-		m.left = true
+		// Kafka keeps its assignment under epoch -2 and frees what it
+		// was revoking.
+		m.left, m.epoch = true, -2
+		m.revoking, m.state, m.revokeDeadline = MemberAssignment{}, memberStable, time.Time{}
+		wait = g.persist(req.Topics, m)
 	} else {
 		g.removeMember(m)
+		g.refreshMetadata(req.Topics)
 		g.computeTarget()
-		g.persistEpoch()
+		wait = g.persist(req.Topics)
 	}
-	return ConsumerHeartbeatResult{MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
+	return ConsumerHeartbeatResult{MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, Wait: wait}
 }
 
 // tickConsumerGroups removes members whose session lapsed and members
@@ -262,14 +280,15 @@ func (c *Coordinator) tickConsumerGroups(now time.Time) {
 		groups = append(groups, g)
 	}
 	c.mu.RUnlock()
+	view := c.topics()
 	for _, g := range groups {
 		g.holder.mu.Lock()
-		g.tick(now)
+		g.tick(now, view)
 		g.holder.mu.Unlock()
 	}
 }
 
-func (g *consumerGroup) tick(now time.Time) {
+func (g *consumerGroup) tick(now time.Time, view Topics) {
 	ids := make([]string, 0, len(g.members))
 	for id := range g.members {
 		ids = append(ids, id)
@@ -284,8 +303,13 @@ func (g *consumerGroup) tick(now time.Time) {
 		}
 	}
 	if removed {
+		var tv TopicView
+		if view != nil {
+			tv = view
+			g.refreshMetadata(tv)
+		}
 		g.computeTarget()
-		g.persistEpoch()
+		g.persist(tv)
 	}
 }
 

@@ -23,6 +23,7 @@ type ConsumerMemberDescription struct {
 // ConsumerGroupDescription is a group as ConsumerGroupDescribe shows it.
 type ConsumerGroupDescription struct {
 	Err             *kerr.Error
+	ErrMessage      string
 	GroupID         string
 	State           string // Empty, Assigning, Reconciling, Stable
 	Epoch           int32
@@ -36,11 +37,13 @@ type ConsumerGroupDescription struct {
 func (c *Coordinator) DescribeConsumerGroups(ids []string) []ConsumerGroupDescription {
 	out := make([]ConsumerGroupDescription, 0, len(ids))
 	for _, id := range ids {
-		d := ConsumerGroupDescription{GroupID: id, Err: kerr.GroupIDNotFound}
+		d := ConsumerGroupDescription{GroupID: id, Err: kerr.GroupIDNotFound, ErrMessage: "Group " + id + " not found."}
 		if holder := c.group(id, false); holder != nil {
 			holder.mu.Lock()
 			if g := c.consumerGroupOf(holder, false); g != nil && len(holder.members) == 0 {
 				d = g.describe()
+			} else if holder.state != Dead {
+				d.ErrMessage = "Group " + id + " is not a consumer group."
 			}
 			holder.mu.Unlock()
 		}

@@ -27,6 +27,16 @@ type consumerGroup struct {
 	// target was computed from.
 	partitionCounts map[string]int32
 	assignor        string
+
+	// countsPending: the group was loaded and partitionCounts is not known
+	// yet; loadedHash is the MetadataHash it was persisted with, to tell
+	// at the first look at the topics whether they changed meanwhile.
+	countsPending bool
+	loadedHash    int64
+	// persisted is what was last written (consumer_persist.go);
+	// pendingRecords go first with the next write.
+	persisted      persistedGroup
+	pendingRecords []Record
 }
 
 // memberState is a member's reconciliation state (Kafka's MemberState).
@@ -57,7 +67,8 @@ type consumerMember struct {
 	prevEpoch int32
 	state     memberState
 	// left marks a static member that left with epoch -2: it keeps its
-	// assignment for its instance id until its session lapses.
+	// assignment for its instance id until its session lapses, and its
+	// epoch is -2, as in Kafka.
 	left bool
 
 	topics         []string
@@ -128,7 +139,13 @@ func (g *consumerGroup) metadata(view TopicView) map[string]int32 {
 // counts changed (a topic created, deleted or grown, or a regex now
 // matching another topic), which calls for a new group epoch.
 func (g *consumerGroup) refreshMetadata(view TopicView) bool {
+	if view == nil {
+		return false // nothing known of the topics: nothing changed
+	}
 	md := g.metadata(view)
+	if g.countsPending {
+		g.resolveCounts(md, g.holder.c.idsFor(view))
+	}
 	if maps.Equal(md, g.partitionCounts) {
 		return false
 	}
@@ -139,7 +156,8 @@ func (g *consumerGroup) refreshMetadata(view TopicView) bool {
 // computeTarget recomputes the target assignment when the group epoch
 // moved past it.
 func (g *consumerGroup) computeTarget() {
-	if g.assignmentEpoch == g.epoch {
+	if g.assignmentEpoch == g.epoch || g.countsPending {
+		// A loaded group computes nothing before it saw the topics.
 		return
 	}
 	var ms []AssignMember

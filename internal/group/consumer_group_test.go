@@ -1,6 +1,7 @@
 package group
 
 import (
+	"crypto/md5"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -20,6 +21,23 @@ func (f fakeTopics) Names() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TopicID gives every topic a fixed id made from its name.
+func (f fakeTopics) TopicID(t string) ([16]byte, bool) {
+	if _, ok := f[t]; !ok {
+		return [16]byte{}, false
+	}
+	return md5.Sum([]byte(t)), true
+}
+
+func (f fakeTopics) TopicName(id [16]byte) (string, bool) {
+	for n := range f {
+		if md5.Sum([]byte(n)) == id {
+			return n, true
+		}
+	}
+	return "", false
 }
 
 // cclient is a simulated KIP-848 consumer: it remembers its epoch and

@@ -1,89 +1,178 @@
 package group
 
 import (
-	"encoding/binary"
+	"regexp"
 	"time"
 )
 
-// keyConsumerGroupMetadata is the record type of ConsumerGroupMetadataKey
-// in __consumer_offsets. Only this record of the consumer protocol is
-// written so far: it carries the group epoch, so epochs keep growing
-// across a restart. Members and assignments (record types 4 to 8) are
-// not persisted; members rejoin after a restart (their next heartbeat is
-// UNKNOWN_MEMBER_ID), as they do when Kafka fails over to a coordinator
-// that lost them.
-const keyConsumerGroupMetadata = 3
-
-// consumerGroupMetadataKey encodes ConsumerGroupMetadataKey v0: the
-// record type, then the group id as a non-flexible string.
-func consumerGroupMetadataKey(group string) []byte {
-	b := make([]byte, 0, 4+len(group))
-	b = binary.BigEndian.AppendUint16(b, keyConsumerGroupMetadata)
-	b = binary.BigEndian.AppendUint16(b, uint16(len(group)))
-	return append(b, group...)
-}
-
-// consumerGroupMetadataValue encodes ConsumerGroupMetadataValue v0
-// (flexible): version, epoch, and no tagged fields (MetadataHash keeps
-// its default 0, which tells Kafka to recompute it).
-func consumerGroupMetadataValue(epoch int32) []byte {
-	b := make([]byte, 0, 7)
-	b = binary.BigEndian.AppendUint16(b, 0)
-	b = binary.BigEndian.AppendUint32(b, uint32(epoch))
-	return append(b, 0)
-}
-
-// decodeConsumerGroupMetadata reads a ConsumerGroupMetadata record; ok
-// is false for any other record type or a malformed one. tombstone
-// reports a nil value.
-func decodeConsumerGroupMetadata(key, value []byte) (group string, epoch int32, tombstone, ok bool) {
-	if len(key) < 4 || binary.BigEndian.Uint16(key) != keyConsumerGroupMetadata {
-		return "", 0, false, false
-	}
-	n := int(binary.BigEndian.Uint16(key[2:]))
-	if n > len(key)-4 || int16(binary.BigEndian.Uint16(key[2:])) < 0 {
-		return "", 0, false, false
-	}
-	group = string(key[4 : 4+n])
-	if value == nil {
-		return group, 0, true, true
-	}
-	// Version 0 only; tagged fields after the epoch are ignored.
-	if len(value) < 6 || binary.BigEndian.Uint16(value) != 0 {
-		return "", 0, false, false
-	}
-	return group, int32(binary.BigEndian.Uint32(value[2:])), false, true
-}
-
-// loadConsumerRecord applies a consumer-protocol record found while
-// loading, and reports whether it was one.
+// loadConsumerRecord replays a consumer-protocol record (types 3 to 8)
+// found while loading, and reports whether it was one. The group comes
+// back with its members, their epochs, subscriptions and current
+// assignments, and the target assignment, so members heartbeating with
+// their epochs carry on without a rebalance. As in Kafka, every member's
+// session timer starts again at load, and so does the rebalance timer of
+// members that still have partitions to revoke.
 func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) bool {
-	id, epoch, tombstone, ok := decodeConsumerGroupMetadata(key, value)
+	rec, ok, err := decodeConsumerRecord(key, value)
 	if !ok {
 		return false
 	}
-	holder := c.group(id, true)
-	holder.mu.Lock()
-	defer holder.mu.Unlock()
-	if holder.state == Dead {
-		holder.transition(Empty, now)
-	}
-	if tombstone {
-		c.mu.Lock()
-		delete(c.consumer.groups, id)
-		c.mu.Unlock()
+	if err != nil {
+		c.logger.Warn("skipping a malformed consumer group record", "type", rec.Type, "group", rec.Group)
 		return true
 	}
+	if rec.Type == keyConsumerGroupPartitionMetadata {
+		return true // the partition counts come from the topics themselves
+	}
+	holder := c.group(rec.Group, !rec.Tombstone)
+	if holder == nil {
+		return true // a tombstone of a group already gone
+	}
+	holder.mu.Lock()
+	defer holder.mu.Unlock()
+	if rec.Tombstone {
+		if c.consumerGroupOf(holder, false) == nil {
+			return true
+		}
+		if rec.Type == keyConsumerGroupMetadata {
+			// The group is deleted; what is left of the id is its offsets,
+			// if any (Load forgets a Dead group without them).
+			c.dropConsumerGroup(holder)
+			if len(holder.offsets) == 0 && holder.generation == 0 && holder.protocolType == "" {
+				holder.transition(Dead, now)
+			}
+			return true
+		}
+	} else if holder.state == Dead {
+		holder.transition(Empty, now)
+	}
 	g := c.consumerGroupOf(holder, true)
-	g.epoch, g.assignmentEpoch = epoch, epoch
+	g.replay(rec, value, c.topics(), c.consumerConfig(), now)
 	return true
 }
 
-// persistEpoch writes the group epoch, best effort: a failed write is
-// logged, and the epoch still moves on in memory.
-func (g *consumerGroup) persistEpoch() {
-	c := g.holder.c
-	if _, err := c.append(g.id, []Record{{Key: consumerGroupMetadataKey(g.id), Value: consumerGroupMetadataValue(g.epoch)}}); err != nil {
-		c.logger.Warn("writing consumer group epoch", "group", g.id, "err", err)
+func (g *consumerGroup) replay(rec consumerRecord, value []byte, ids TopicIDs, cfg ConsumerConfig, now time.Time) {
+	p := &g.persisted
+	if p.members == nil {
+		p.members = map[string]*persistedMember{}
+	}
+	pm := func() *persistedMember {
+		x := p.members[rec.Member]
+		if x == nil {
+			x = &persistedMember{}
+			p.members[rec.Member] = x
+		}
+		return x
+	}
+	switch rec.Type {
+	case keyConsumerGroupMetadata:
+		g.epoch, g.loadedHash, g.countsPending = rec.Epoch, rec.MetadataHash, true
+		g.partitionCounts = map[string]int32{}
+		p.written, p.epoch = true, rec.Epoch
+	case keyConsumerGroupTargetMetadata:
+		if rec.Tombstone {
+			rec.Epoch = 0
+		}
+		g.assignmentEpoch, p.assignmentEpoch = rec.Epoch, rec.Epoch
+	case keyConsumerGroupTargetMember:
+		if rec.Tombstone {
+			delete(g.target, rec.Member)
+			if x := p.members[rec.Member]; x != nil {
+				x.target = nil
+			}
+			return
+		}
+		g.target[rec.Member] = fromTopicPartitions(rec.Target, ids)
+		pm().target = value
+	case keyConsumerGroupMemberMetadata:
+		if rec.Tombstone {
+			if m := g.members[rec.Member]; m != nil {
+				delete(g.members, m.id)
+				if m.instanceID != nil && g.static[*m.instanceID] == m.id {
+					delete(g.static, *m.instanceID)
+				}
+			}
+			delete(p.members, rec.Member)
+			g.chooseAssignor()
+			return
+		}
+		m := g.loadedMember(rec.Member, cfg, now)
+		v := rec.Member5
+		if m.instanceID != nil && g.static[*m.instanceID] == m.id {
+			delete(g.static, *m.instanceID)
+		}
+		m.instanceID, m.rackID, m.clientID, m.clientHost = v.InstanceID, v.RackID, v.ClientID, v.ClientHost
+		if m.instanceID != nil {
+			g.static[*m.instanceID] = m.id
+		}
+		m.topics = v.SubscribedTopics
+		m.regex, m.compiled = "", nil
+		if v.SubscribedRegex != nil && *v.SubscribedRegex != "" {
+			m.regex = *v.SubscribedRegex
+			// A regex Go cannot compile subscribes to nothing here.
+			m.compiled, _ = regexp.Compile("^(?:" + m.regex + ")$")
+		}
+		if v.RebalanceTimeout > 0 {
+			m.rebalanceTimeout = time.Duration(v.RebalanceTimeout) * time.Millisecond
+		}
+		m.serverAssignor = ""
+		if v.ServerAssignor != nil {
+			m.serverAssignor = *v.ServerAssignor
+		}
+		g.chooseAssignor()
+		pm().meta = value
+	case keyConsumerGroupCurrentAssignment:
+		m := g.members[rec.Member]
+		if rec.Tombstone {
+			if m != nil {
+				m.epoch, m.prevEpoch, m.state, m.left = 0, 0, memberStable, false
+				m.assigned, m.revoking = MemberAssignment{}, MemberAssignment{}
+			}
+			if x := p.members[rec.Member]; x != nil {
+				x.current = nil
+			}
+			return
+		}
+		if m == nil {
+			m = g.loadedMember(rec.Member, cfg, now)
+		}
+		v := rec.Current
+		// A static member that left (epoch -2) keeps its place until its
+		// session lapses.
+		m.epoch, m.prevEpoch, m.left = v.MemberEpoch, v.PreviousMemberEpoch, v.MemberEpoch == -2
+		m.state = memberStable
+		if v.State >= 0 && int(v.State) < len(memberStateNames) {
+			m.state = memberState(v.State)
+		}
+		m.assigned = fromTopicPartitions(v.Assigned, ids)
+		m.revoking = fromTopicPartitions(v.PendingRevocation, ids)
+		m.revokeDeadline = time.Time{}
+		if m.state == memberUnrevoked {
+			m.revokeDeadline = now.Add(m.rebalanceTimeout)
+		}
+		pm().current = value
+	}
+}
+
+// loadedMember returns the member being replayed, creating it with its
+// session timer started.
+func (g *consumerGroup) loadedMember(id string, cfg ConsumerConfig, now time.Time) *consumerMember {
+	if m := g.members[id]; m != nil {
+		return m
+	}
+	m := &consumerMember{id: id, assigned: MemberAssignment{}, revoking: MemberAssignment{},
+		rebalanceTimeout: 5 * time.Minute, sessionDeadline: now.Add(cfg.SessionTimeout)}
+	g.members[id] = m
+	return m
+}
+
+// resolveCounts settles the partition counts of a loaded group at its
+// first look at the topics: unchanged since the group was written, they
+// are taken as they are; otherwise they stay unknown, and the change
+// bumps the group epoch as any change of the topics does.
+func (g *consumerGroup) resolveCounts(md map[string]int32, ids TopicIDs) {
+	g.countsPending = false
+	if metadataHash(md, ids) == g.loadedHash {
+		g.partitionCounts = md
 	}
 }

@@ -51,6 +51,10 @@ type ConsumerHeartbeatResult struct {
 	// Assignment is the member's whole current assignment, or nil when
 	// the answer carries none (errors, leaves).
 	Assignment MemberAssignment
+	// Wait is the durability of the records the heartbeat wrote, which
+	// the answer waits for as Kafka's waits for their commit; nil when it
+	// wrote none.
+	Wait Durable
 }
 
 // ConsumerConfig holds the group.consumer.* settings.

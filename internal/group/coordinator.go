@@ -15,6 +15,8 @@ type Coordinator struct {
 	clock  Clock
 	store  Store
 	logger *slog.Logger
+	// topicsView is Options.Topics (consumer_topics.go).
+	topicsView Topics
 	// newUUID makes the random part of member ids.
 	newUUID func() string
 
@@ -22,6 +24,9 @@ type Coordinator struct {
 	groups map[string]*classicGroup
 	// consumer holds the KIP-848 groups (consumer_coordinator.go).
 	consumer consumerGroups
+	// offsetState is the open transactions' index and the expiry
+	// schedule (txn_offsets.go, expiry.go).
+	offsetState offsetState
 }
 
 // Options are a coordinator's collaborators; zero values pick the wall
@@ -30,12 +35,16 @@ type Options struct {
 	Clock  Clock
 	Store  Store
 	Logger *slog.Logger
+	// Topics is the cluster's topics, which consumer-protocol groups read
+	// when loading and on timeouts; nil reads them from the metadata of an
+	// OffsetsTopic Store.
+	Topics Topics
 }
 
 // New returns a coordinator with no groups; Load fills it from a Store.
 func New(cfg Config, opts Options) *Coordinator {
 	c := &Coordinator{cfg: cfg, clock: opts.Clock, store: opts.Store, logger: opts.Logger,
-		newUUID: randomUUID, groups: map[string]*classicGroup{}}
+		topicsView: opts.Topics, newUUID: randomUUID, groups: map[string]*classicGroup{}}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

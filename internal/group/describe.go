@@ -6,9 +6,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// Describe reports groups (DescribeGroups). An unknown group is reported
-// Dead with GROUP_ID_NOT_FOUND; callers answering DescribeGroups before
-// v6 clear that error, as Kafka did.
+// Describe reports groups (DescribeGroups). An unknown group, and one of
+// the consumer protocol, is reported Dead with GROUP_ID_NOT_FOUND and
+// Kafka's message; callers answering DescribeGroups before v6 clear that
+// error, as Kafka does.
 func (c *Coordinator) Describe(ids []string) []Description {
 	out := make([]Description, len(ids))
 	for i, id := range ids {
@@ -16,13 +17,21 @@ func (c *Coordinator) Describe(ids []string) []Description {
 		d.GroupID = id
 		g := c.group(id, false)
 		if g == nil {
-			d.State, d.Err = Dead.String(), kerr.GroupIDNotFound
+			d.State, d.Err, d.ErrMessage = Dead.String(), kerr.GroupIDNotFound, "Group "+id+" not found."
 			continue
 		}
 		g.mu.Lock()
+		if c.consumerGroupOf(g, false) != nil && len(g.members) == 0 {
+			// A consumer-protocol group is not a classic one: Kafka's
+			// answer, which callers before v6 reduce to a Dead group.
+			d.State, d.Err = Dead.String(), kerr.GroupIDNotFound
+			d.ErrMessage = "Group " + id + " is not a classic group."
+			g.mu.Unlock()
+			continue
+		}
 		d.State, d.ProtocolType = g.state.String(), g.protocolType
 		if g.state == Dead {
-			d.Err = kerr.GroupIDNotFound
+			d.Err, d.ErrMessage = kerr.GroupIDNotFound, "Group "+id+" not found."
 		}
 		stable := g.state == Stable
 		if stable {

@@ -3,6 +3,13 @@
 // committed offsets, and their persistence in the internal topic
 // __consumer_offsets, in Apache Kafka's own record formats.
 //
+// Offsets committed inside a transaction (TxnOffsetCommit) are written as
+// a transactional batch of the producer and stay pending, invisible to
+// OffsetFetch, until the transaction coordinator's marker commits or
+// aborts them (CompleteTransaction; on load, the marker in the log).
+// offsets.retention.minutes expires the offsets of groups without members
+// (expiry.go), as Kafka's cleanupExpiredOffsets does.
+//
 // The core is a deterministic state machine. Every change comes from a
 // call (a request, or Tick for the passage of time) and time comes from a
 // replaceable Clock, so a test can drive thousands of rebalances with a
@@ -31,7 +38,19 @@
 // member epochs, a target assignment recomputed at each group epoch, and
 // reconciliation that revokes before it assigns, so a partition never has
 // two owners. Such a group keeps its offsets in the classic group of the
-// same id, and shares its lock. Only the group epoch is persisted
-// (ConsumerGroupMetadata); share groups are not here yet, and records of
-// other group types found in __consumer_offsets are skipped on load.
+// same id, and shares its lock. It is persisted as Kafka 4.1 persists it
+// (consumer_record_format.go): the group epoch (ConsumerGroupMetadata),
+// each member's subscription (ConsumerGroupMemberMetadata), the target
+// assignment (ConsumerGroupTargetAssignmentMember and -Metadata) and each
+// member's current assignment and epoch
+// (ConsumerGroupCurrentMemberAssignment), with tombstones when members
+// leave or are fenced and when the group is deleted. After a restart the
+// group comes back whole and its members carry on with their epochs; their
+// session timers start again at load. An empty classic group becomes a
+// consumer group when a consumer-protocol member joins, and an empty
+// consumer group a classic one when a classic member joins, as in Kafka;
+// a classic group with members is not converted (Kafka's answer with
+// group.consumer.migration.policy=disabled). Share groups are not here
+// yet, and records of other group types found in __consumer_offsets are
+// skipped on load.
 package group

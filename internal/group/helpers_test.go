@@ -54,6 +54,9 @@ type harness struct {
 func testConfig() Config {
 	cfg := DefaultConfig()
 	cfg.InitialRebalanceDelay = 3 * time.Second
+	// Group mechanics tests run the clock for days; offset expiry (which
+	// deletes empty groups) is tested on its own (expiry_test.go).
+	cfg.OffsetsRetentionCheckInterval = 10 * 365 * 24 * time.Hour
 	return cfg
 }
 

@@ -38,6 +38,7 @@ func (c *Coordinator) Join(req JoinRequest) <-chan JoinResult {
 	case !g.supportsProtocols(req.ProtocolType, req.Protocols):
 		return fail(kerr.InconsistentGroupProtocol)
 	case req.MemberID == "":
+		c.yieldToClassic(g)
 		g.joinNew(req, ch, now)
 	default:
 		g.joinExisting(req, ch, now)

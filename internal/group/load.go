@@ -2,26 +2,67 @@ package group
 
 import "time"
 
-// Replayer feeds every stored record to fn, in log order (OffsetsTopic
-// is one).
+// StoredRecord is one record of __consumer_offsets as Load replays it,
+// with what it needs to know of its batch.
+type StoredRecord struct {
+	Key, Value []byte
+	// Partition is the __consumer_offsets partition it was read from: a
+	// transaction marker ends the transaction in that partition only.
+	Partition int32
+	// ProducerID and ProducerEpoch are the batch's; -1 for the
+	// coordinator's own writes. An offset commit with a producer id was
+	// written by TxnOffsetCommit and waits for the producer's marker.
+	ProducerID    int64
+	ProducerEpoch int16
+	Transactional bool
+	// Marker is a transaction marker (a control batch: Key and Value are
+	// nil); Commit says whether it commits or aborts.
+	Marker bool
+	Commit bool
+}
+
+// Replayer feeds every stored record to fn, in log order within each
+// partition (OffsetsTopic is one).
 type Replayer interface {
-	Replay(fn func(key, value []byte) error) error
+	Replay(fn func(StoredRecord) error) error
 }
 
 // Load rebuilds committed offsets and group state from stored records.
 // Classic groups come back Empty with their generation, protocol type and
 // protocol: members are not restored (in Kafka they would only time out),
-// so returning members join again. Malformed records are counted and
+// so returning members join again. Offsets of transactions are pending
+// until their producer's marker in the same partition; those without one
+// stay pending for CompleteTransaction. Malformed records are counted and
 // skipped, so one bad record cannot keep the broker from starting.
 func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 	now := c.clock.Now()
-	err = r.Replay(func(key, value []byte) error {
-		if c.loadConsumerRecord(key, value, now) {
+	// open is, per partition, the groups each producer has pending
+	// offsets in since its last marker there.
+	open := map[int32]map[int64]map[string]struct{}{}
+	err = r.Replay(func(sr StoredRecord) error {
+		if sr.Marker {
+			c.loadMarker(open[sr.Partition], sr)
 			return nil
 		}
-		d, err := decodeRecord(key, value)
+		if c.loadConsumerRecord(sr.Key, sr.Value, now) {
+			return nil
+		}
+		d, err := decodeRecord(sr.Key, sr.Value)
 		if err != nil {
 			skipped++
+			return nil
+		}
+		if d.kind == keyOffsetCommit && d.offset != nil && sr.ProducerID >= 0 {
+			c.loadPending(d, sr)
+			byProducer := open[sr.Partition]
+			if byProducer == nil {
+				byProducer = map[int64]map[string]struct{}{}
+				open[sr.Partition] = byProducer
+			}
+			if byProducer[sr.ProducerID] == nil {
+				byProducer[sr.ProducerID] = map[string]struct{}{}
+			}
+			byProducer[sr.ProducerID][d.group] = struct{}{}
 			return nil
 		}
 		c.apply(d, now)
@@ -31,12 +72,68 @@ func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 	// is gone.
 	c.mu.Lock()
 	for id, g := range c.groups {
-		if g.state == Dead {
+		switch {
+		case g.state != Dead:
+		case len(g.txn.pending) == 0:
 			delete(c.groups, id)
+		default:
+			g.state = Empty // kept for its open transactions
 		}
 	}
 	c.mu.Unlock()
+	c.rebuildTxnIndex()
 	return skipped, err
+}
+
+// loadPending replays a transactional offset commit.
+func (c *Coordinator) loadPending(d decoded, sr StoredRecord) {
+	g := c.group(d.group, true)
+	g.mu.Lock()
+	if g.state == Dead {
+		g.state = Empty
+	}
+	g.addPending(sr.ProducerID, sr.ProducerEpoch, d.tp, *d.offset)
+	g.mu.Unlock()
+}
+
+// loadMarker replays a transaction marker: it ends the producer's
+// transaction in the groups of its partition.
+func (c *Coordinator) loadMarker(open map[int64]map[string]struct{}, sr StoredRecord) {
+	groups := open[sr.ProducerID]
+	delete(open, sr.ProducerID)
+	for id := range groups {
+		g := c.group(id, false)
+		if g == nil {
+			continue
+		}
+		g.mu.Lock()
+		if !g.completeTxn(sr.ProducerID, sr.ProducerEpoch, sr.Commit) {
+			if open[sr.ProducerID] == nil {
+				open[sr.ProducerID] = map[string]struct{}{}
+			}
+			open[sr.ProducerID][id] = struct{}{}
+		}
+		g.mu.Unlock()
+	}
+}
+
+// rebuildTxnIndex makes the producer index match the groups' pending
+// offsets, after Load ended transactions partition by partition.
+func (c *Coordinator) rebuildTxnIndex() {
+	index := map[int64]map[string]struct{}{}
+	for _, g := range c.snapshot() {
+		g.mu.Lock()
+		for pid := range g.txn.pending {
+			if index[pid] == nil {
+				index[pid] = map[string]struct{}{}
+			}
+			index[pid][g.id] = struct{}{}
+		}
+		g.mu.Unlock()
+	}
+	c.offsetState.mu.Lock()
+	c.offsetState.openTxns = index
+	c.offsetState.mu.Unlock()
 }
 
 func (c *Coordinator) apply(d decoded, now time.Time) {
@@ -48,9 +145,9 @@ func (c *Coordinator) apply(d decoded, now time.Time) {
 			g.state = Empty
 		}
 		if d.offset == nil {
-			delete(g.offsets, d.tp)
+			g.deleteOffset(d.tp)
 		} else {
-			g.offsets[d.tp] = *d.offset
+			g.setOffset(d.tp, *d.offset)
 		}
 		g.mu.Unlock()
 	case keyGroupMetadata:

@@ -9,9 +9,9 @@ import (
 // replayRecords replays what a memStore holds.
 type replayRecords []Record
 
-func (rs replayRecords) Replay(fn func(key, value []byte) error) error {
+func (rs replayRecords) Replay(fn func(StoredRecord) error) error {
 	for _, r := range rs {
-		if err := fn(r.Key, r.Value); err != nil {
+		if err := fn(StoredRecord{Key: r.Key, Value: r.Value, ProducerID: -1, ProducerEpoch: -1}); err != nil {
 			return err
 		}
 	}

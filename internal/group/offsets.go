@@ -88,7 +88,7 @@ func (c *Coordinator) CommitOffsets(req CommitRequest) (*kerr.Error, []*kerr.Err
 		if o.Metadata != nil {
 			md = *o.Metadata
 		}
-		g.offsets[o.TopicPartition] = CommittedOffset{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, Metadata: md, CommitTimestamp: now.UnixMilli()}
+		g.setOffset(o.TopicPartition, CommittedOffset{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, Metadata: md, CommitTimestamp: now.UnixMilli()})
 	}
 	return nil, errs, wait
 }
@@ -120,16 +120,31 @@ func (g *classicGroup) validateCommit(req CommitRequest) *kerr.Error {
 }
 
 // FetchedOffset is a committed offset as OffsetFetch returns it; Offset
-// -1 means none.
+// -1 means none. Err is UNSTABLE_OFFSET_COMMIT for a partition an open
+// transaction committed to, when stable offsets were asked for.
 type FetchedOffset struct {
 	TopicPartition
 	CommittedOffset
+	Err *kerr.Error
 }
 
 // FetchOffsets returns a group's committed offsets: of the given
 // partitions (those without a commit get offset -1), or of every
-// partition when partitions is nil.
+// partition when partitions is nil. Offsets of open transactions are
+// not visible.
 func (c *Coordinator) FetchOffsets(groupID string, partitions []TopicPartition) (*kerr.Error, []FetchedOffset) {
+	return c.fetchOffsets(groupID, partitions, false)
+}
+
+// FetchStableOffsets is FetchOffsets with require_stable (OffsetFetch
+// v7+, KIP-447): a partition with an offset of an open transaction
+// answers UNSTABLE_OFFSET_COMMIT and offset -1, so the client asks again
+// once the transaction ended.
+func (c *Coordinator) FetchStableOffsets(groupID string, partitions []TopicPartition) (*kerr.Error, []FetchedOffset) {
+	return c.fetchOffsets(groupID, partitions, true)
+}
+
+func (c *Coordinator) fetchOffsets(groupID string, partitions []TopicPartition, stable bool) (*kerr.Error, []FetchedOffset) {
 	g := c.group(groupID, false)
 	if g == nil {
 		return nil, unknownOffsets(partitions)
@@ -139,18 +154,27 @@ func (c *Coordinator) FetchOffsets(groupID string, partitions []TopicPartition) 
 	if g.state == Dead {
 		return kerr.GroupIDNotFound, nil
 	}
+	var out []FetchedOffset
 	if partitions == nil {
-		out := make([]FetchedOffset, 0, len(g.offsets))
+		out = make([]FetchedOffset, 0, len(g.offsets))
 		for tp, o := range g.offsets {
 			out = append(out, FetchedOffset{TopicPartition: tp, CommittedOffset: o})
 		}
 		slices.SortFunc(out, func(a, b FetchedOffset) int { return compareTP(a.TopicPartition, b.TopicPartition) })
-		return nil, out
+	} else {
+		out = unknownOffsets(partitions)
+		for i := range out {
+			if o, ok := g.offsets[out[i].TopicPartition]; ok {
+				out[i].CommittedOffset = o
+			}
+		}
 	}
-	out := unknownOffsets(partitions)
-	for i := range out {
-		if o, ok := g.offsets[out[i].TopicPartition]; ok {
-			out[i].CommittedOffset = o
+	if stable && len(g.txn.pending) > 0 {
+		for i := range out {
+			if g.hasPending(out[i].TopicPartition) {
+				out[i].CommittedOffset = CommittedOffset{Offset: -1, LeaderEpoch: -1}
+				out[i].Err = kerr.UnstableOffsetCommit
+			}
 		}
 	}
 	return nil, out
@@ -201,7 +225,9 @@ func (c *Coordinator) DeleteOffsets(groupID string, partitions []TopicPartition)
 			errs[i] = kerr.GroupSubscribedToTopic
 			continue
 		}
-		if _, ok := g.offsets[tp]; ok {
+		// Kafka also writes the tombstone for an offset that is only
+		// pending in a transaction, which drops it.
+		if _, ok := g.offsets[tp]; ok || g.hasPending(tp) {
 			recs = append(recs, Record{Key: offsetCommitKey(g.id, tp)})
 			gone = append(gone, tp)
 		}
@@ -211,7 +237,7 @@ func (c *Coordinator) DeleteOffsets(groupID string, partitions []TopicPartition)
 		return kerr.CoordinatorNotAvailable, nil, noWait
 	}
 	for _, tp := range gone {
-		delete(g.offsets, tp)
+		g.deleteOffset(tp)
 	}
 	return nil, errs, wait
 }
@@ -259,11 +285,7 @@ func (c *Coordinator) DeleteGroups(ids []string) ([]*kerr.Error, Durable) {
 		case Stable, PreparingRebalance, CompletingRebalance:
 			errs[i] = kerr.NonEmptyGroup
 		default:
-			recs := make([]Record, 0, len(g.offsets)+1)
-			for tp := range g.offsets {
-				recs = append(recs, Record{Key: offsetCommitKey(g.id, tp)})
-			}
-			recs = append(recs, Record{Key: groupMetadataKey(g.id)})
+			recs := append(g.offsetTombstones(), g.groupTombstones(c.consumerGroupOf(g, false))...)
 			wait, err := c.append(g.id, recs)
 			if err != nil {
 				errs[i] = kerr.CoordinatorNotAvailable
@@ -272,7 +294,9 @@ func (c *Coordinator) DeleteGroups(ids []string) ([]*kerr.Error, Durable) {
 			waits = append(waits, wait)
 			g.transition(Dead, c.clock.Now())
 			g.offsets = map[TopicPartition]CommittedOffset{}
+			g.txn = groupTxnOffsets{}
 			g.pending = map[string]time.Time{}
+			c.dropConsumerGroup(g)
 			c.drop(g)
 		}
 		g.mu.Unlock()

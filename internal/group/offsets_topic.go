@@ -62,6 +62,19 @@ func (o *OffsetsTopic) Ensure() error {
 
 // Append writes records to the group's partition as one batch.
 func (o *OffsetsTopic) Append(groupID string, recs []Record) (Durable, error) {
+	return o.append(groupID, record.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, recs)
+}
+
+// AppendTxn writes a producer's transactional records to the group's
+// partition as one transactional batch (TxnStore). The log refuses it
+// with ErrInvalidProducerEpoch when the producer's epoch is older than
+// the last it saw in the partition.
+func (o *OffsetsTopic) AppendTxn(groupID string, producerID int64, producerEpoch int16, recs []Record) (Durable, error) {
+	return o.append(groupID, record.BatchHeader{Attributes: record.TransactionalBit,
+		ProducerID: producerID, ProducerEpoch: producerEpoch, BaseSequence: -1}, recs)
+}
+
+func (o *OffsetsTopic) append(groupID string, h record.BatchHeader, recs []Record) (Durable, error) {
 	if err := o.Ensure(); err != nil {
 		return nil, err
 	}
@@ -79,9 +92,8 @@ func (o *OffsetsTopic) Append(groupID string, recs []Record) (Durable, error) {
 	for i, r := range recs {
 		rs[i] = record.Record{Key: r.Key, Value: r.Value}
 	}
-	batch, err := record.Build(nil, record.BatchHeader{
-		BaseTimestamp: o.now().UnixMilli(), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
-	}, rs)
+	h.BaseTimestamp = o.now().UnixMilli()
+	batch, err := record.Build(nil, h, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +110,9 @@ func (o *OffsetsTopic) Append(groupID string, recs []Record) (Durable, error) {
 const loadChunk = 5 << 20
 
 // Replay calls fn with every record of every partition, in log order,
-// skipping control batches and transactional data (there are no
-// transactional offset commits yet).
-func (o *OffsetsTopic) Replay(fn func(key, value []byte) error) error {
+// with its batch's producer; a transaction marker comes as a record of
+// its own. Other control batches are skipped.
+func (o *OffsetsTopic) Replay(fn func(StoredRecord) error) error {
 	t, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic)
 	if !ok {
 		return nil
@@ -112,14 +124,14 @@ func (o *OffsetsTopic) Replay(fn func(key, value []byte) error) error {
 			continue
 		}
 		var err error
-		if buf, err = replayLog(part.Log, buf, fn); err != nil {
+		if buf, err = replayLog(part.Log, pm.ID, buf, fn); err != nil {
 			return fmt.Errorf("loading %s-%d: %w", metadata.ConsumerOffsetsTopic, pm.ID, err)
 		}
 	}
 	return nil
 }
 
-func replayLog(l *klog.Log, buf []byte, fn func(key, value []byte) error) ([]byte, error) {
+func replayLog(l *klog.Log, partition int32, buf []byte, fn func(StoredRecord) error) ([]byte, error) {
 	offset := l.LogStartOffset()
 	for offset < l.HighWatermark() {
 		data, _, err := l.ReadBytes(buf, offset, loadChunk, true)
@@ -144,10 +156,7 @@ func replayLog(l *klog.Log, buf []byte, fn func(key, value []byte) error) ([]byt
 				break
 			}
 			next = b.NextOffset()
-			if b.IsControl() || b.IsTransactional() {
-				continue
-			}
-			if err := b.ForEachRecord(loadChunk*4, func(r *record.Record) error { return fn(r.Key, r.Value) }); err != nil {
+			if err := replayBatch(b, partition, fn); err != nil {
 				return buf, err
 			}
 		}
@@ -157,4 +166,22 @@ func replayLog(l *klog.Log, buf []byte, fn func(key, value []byte) error) ([]byt
 		offset = next
 	}
 	return buf, nil
+}
+
+// replayBatch hands one batch's records, or its marker, to fn.
+func replayBatch(b record.Batch, partition int32, fn func(StoredRecord) error) error {
+	sr := StoredRecord{Partition: partition, ProducerID: b.ProducerID(), ProducerEpoch: b.ProducerEpoch(),
+		Transactional: b.IsTransactional()}
+	if b.IsControl() {
+		m, err := record.ParseMarker(b)
+		if err != nil {
+			return nil // not a transaction marker: nothing for groups
+		}
+		sr.Marker, sr.Commit = true, m.Type == record.ControlCommit
+		return fn(sr)
+	}
+	return b.ForEachRecord(loadChunk*4, func(r *record.Record) error {
+		sr.Key, sr.Value = r.Key, r.Value
+		return fn(sr)
+	})
 }

@@ -20,6 +20,8 @@ func ConfigFrom(b *config.Broker) Config {
 	cfg.MaxSize = int(b.Int("group.max.size"))
 	cfg.OffsetMetadataMaxBytes = int(b.Int("offset.metadata.max.bytes"))
 	cfg.OffsetsTopicPartitions = b.Int("offsets.topic.num.partitions")
+	cfg.OffsetsRetention = time.Duration(b.Int("offsets.retention.minutes")) * time.Minute
+	cfg.OffsetsRetentionCheckInterval = time.Duration(b.Long("offsets.retention.check.interval.ms")) * time.Millisecond
 	return cfg
 }
 

@@ -1,6 +1,9 @@
 package group
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Record is one record of __consumer_offsets: Kafka's key and value
 // encodings; a nil Value is a tombstone.
@@ -18,7 +21,31 @@ type Store interface {
 	Append(groupID string, records []Record) (Durable, error)
 }
 
+// TxnStore is a Store that can also write a producer's transactional
+// records (TxnOffsetCommit): one batch with the transactional bit and the
+// producer's id and epoch, which the log checks against the producer's
+// last epoch in the partition.
+type TxnStore interface {
+	AppendTxn(groupID string, producerID int64, producerEpoch int16, records []Record) (Durable, error)
+}
+
+// errNoTxnStore: the store cannot write transactional records.
+var errNoTxnStore = errors.New("group: the offsets store cannot write transactional records")
+
 func noWait(context.Context) error { return nil }
+
+// appendTxn writes a producer's transactional records, if there is a
+// store.
+func (c *Coordinator) appendTxn(groupID string, producerID int64, producerEpoch int16, recs []Record) (Durable, error) {
+	if c.store == nil || len(recs) == 0 {
+		return noWait, nil
+	}
+	ts, ok := c.store.(TxnStore)
+	if !ok {
+		return nil, errNoTxnStore
+	}
+	return ts.AppendTxn(groupID, producerID, producerEpoch, recs)
+}
 
 // append writes records through the store, if there is one.
 func (c *Coordinator) append(groupID string, recs []Record) (Durable, error) {

@@ -9,7 +9,9 @@ import (
 
 // Tick applies the passage of time to every group: members whose session
 // lapsed are removed, join phases past their deadline complete, and
-// members that never sent SyncGroup are dropped.
+// members that never sent SyncGroup are dropped; every
+// offsets.retention.check.interval.ms, expired offsets are removed
+// (expiry.go).
 func (c *Coordinator) Tick() {
 	now := c.clock.Now()
 	c.mu.RLock()
@@ -24,6 +26,7 @@ func (c *Coordinator) Tick() {
 		g.mu.Unlock()
 	}
 	c.tickConsumerGroups(now)
+	c.maybeExpireOffsets(now)
 }
 
 // Run calls Tick every interval until ctx ends.

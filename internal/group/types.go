@@ -97,7 +97,9 @@ type MemberDescription struct {
 
 // Description is a group as DescribeGroups reports it.
 type Description struct {
-	Err          *kerr.Error
+	Err *kerr.Error
+	// ErrMessage goes with Err in DescribeGroups v6+.
+	ErrMessage   string
 	GroupID      string
 	State        string
 	ProtocolType string

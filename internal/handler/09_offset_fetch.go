@@ -10,8 +10,11 @@ package handler
 //	v8: many groups per request (KIP-709).
 //	v9: member id and epoch (KIP-848; not checked for classic groups).
 //
-// Partitions without a commit answer offset -1 and no error. With no
-// transactions yet, require_stable never has anything to wait for.
+// Partitions without a commit answer offset -1 and no error. Offsets
+// committed inside a transaction (TxnOffsetCommit) are invisible until it
+// commits; with require_stable, a partition with such an offset answers
+// UNSTABLE_OFFSET_COMMIT (per partition, in every version, as Kafka 4's
+// coordinator does) and the client asks again.
 
 import (
 	"context"
@@ -28,6 +31,7 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.OffsetFetchRequest)
 	v := r.Version()
 	resp := kmsg.NewPtrOffsetFetchResponse()
+	stable := v >= 7 && req.RequireStable
 	if v >= 8 {
 		for _, rg := range req.Groups {
 			var topics []group.TopicPartition
@@ -39,7 +43,7 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 					}
 				}
 			}
-			errCode, fetched := b.fetchOffsets(rg.Group, topics)
+			errCode, fetched := b.fetchOffsets(rg.Group, topics, stable)
 			g := kmsg.NewOffsetFetchResponseGroup()
 			g.Group, g.ErrorCode = rg.Group, errCode
 			for _, t := range groupFetchedByTopic(fetched) {
@@ -48,6 +52,7 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 				for _, f := range t {
 					gp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
 					gp.Partition, gp.Offset, gp.LeaderEpoch, gp.Metadata = f.Partition, f.Offset, f.LeaderEpoch, &f.Metadata
+					gp.ErrorCode = code(f.Err)
 					gt.Partitions = append(gt.Partitions, gp)
 				}
 				g.Topics = append(g.Topics, gt)
@@ -65,7 +70,7 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 			}
 		}
 	}
-	errCode, fetched := b.fetchOffsets(req.Group, topics)
+	errCode, fetched := b.fetchOffsets(req.Group, topics, stable)
 	if v >= 2 {
 		resp.ErrorCode = errCode
 	}
@@ -75,6 +80,7 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 		for _, f := range t {
 			rp := kmsg.NewOffsetFetchResponseTopicPartition()
 			rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata = f.Partition, f.Offset, f.LeaderEpoch, &f.Metadata
+			rp.ErrorCode = code(f.Err)
 			if v < 2 {
 				rp.ErrorCode = errCode
 			}
@@ -85,13 +91,18 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 	return Ready(resp)
 }
 
-// fetchOffsets asks the coordinator; partitions nil means all.
-func (b *Broker) fetchOffsets(groupID string, partitions []group.TopicPartition) (int16, []group.FetchedOffset) {
+// fetchOffsets asks the coordinator; partitions nil means all. stable is
+// require_stable.
+func (b *Broker) fetchOffsets(groupID string, partitions []group.TopicPartition, stable bool) (int16, []group.FetchedOffset) {
 	gc := b.groups()
 	if gc == nil {
 		return kerr.CoordinatorNotAvailable.Code, unknownFetched(partitions)
 	}
-	err, fetched := gc.FetchOffsets(groupID, partitions)
+	fetch := gc.FetchOffsets
+	if stable {
+		fetch = gc.FetchStableOffsets
+	}
+	err, fetched := fetch(groupID, partitions)
 	if err != nil {
 		return err.Code, unknownFetched(partitions)
 	}

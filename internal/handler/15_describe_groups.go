@@ -7,7 +7,9 @@ package handler
 //	v4: group.instance.id of members.
 //	v5: flexible.
 //	v6: an unknown group is GROUP_ID_NOT_FOUND with a message (KIP-1043);
-//	    before, it was a Dead group without error.
+//	    before, it was a Dead group without error. A group of the
+//	    consumer protocol (KIP-848) is answered alike, with Kafka's
+//	    message "Group <id> is not a classic group.".
 //
 // Members' metadata and assignments are shown only in a stable group,
 // as Kafka shows them.
@@ -45,7 +47,7 @@ func (b *Broker) handleDescribeGroups(_ context.Context, r *Request) Outcome {
 		}
 		if d.Err != nil && v >= 6 {
 			g.ErrorCode = d.Err.Code
-			msg := "Group " + d.GroupID + " not found."
+			msg := d.ErrMessage
 			g.ErrorMessage = &msg
 		}
 		for _, m := range d.Members {

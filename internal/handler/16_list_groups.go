@@ -5,8 +5,8 @@ package handler
 //	v1: throttle time.
 //	v3: flexible.
 //	v4: states filter and each group's state (KIP-518).
-//	v5: types filter and each group's type (KIP-848); every group here
-//	    is "classic".
+//	v5: types filter and each group's type (KIP-848): "classic" or
+//	    "consumer".
 
 import (
 	"context"

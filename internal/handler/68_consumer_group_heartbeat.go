@@ -36,6 +36,22 @@ func (t imageTopics) Partitions(name string) int32 {
 	return 0
 }
 
+// TopicID and TopicName let the coordinator write its records with
+// topic ids (group.TopicIDs).
+func (t imageTopics) TopicID(name string) ([16]byte, bool) {
+	if tp, ok := t.img.Topic(name); ok {
+		return [16]byte(tp.ID), true
+	}
+	return [16]byte{}, false
+}
+
+func (t imageTopics) TopicName(id [16]byte) (string, bool) {
+	if tp, ok := t.img.TopicByID(metadata.UUID(id)); ok {
+		return tp.Name, true
+	}
+	return "", false
+}
+
 func (t imageTopics) Names() []string {
 	var out []string
 	for _, tp := range t.img.Topics() {
@@ -111,7 +127,24 @@ func (b *Broker) handleConsumerGroupHeartbeat(_ context.Context, r *Request) Out
 		}
 		resp.Assignment = &a
 	}
-	return Ready(resp)
+	return waitThen(res.Wait, resp, req.MemberEpoch)
+}
+
+// waitThen answers resp once the heartbeat's records are durable, as
+// Kafka answers once they are committed; a write that fails in the end
+// is answered with its error and the epoch the member sent.
+func waitThen(wait group.Durable, resp *kmsg.ConsumerGroupHeartbeatResponse, sentEpoch int32) Outcome {
+	if wait == nil {
+		return Ready(resp)
+	}
+	return Outcome{Later: func(ctx context.Context) kmsg.Response {
+		if c := waitDurable(ctx, wait); c != 0 {
+			fail := kmsg.NewPtrConsumerGroupHeartbeatResponse()
+			fail.ErrorCode, fail.MemberEpoch = c, sentEpoch
+			return fail
+		}
+		return resp
+	}}
 }
 
 // newMemberID makes a member id as Kafka does for v0 members: a random

@@ -69,3 +69,47 @@ func TestConsumerGroupHeartbeatAndDescribe(t *testing.T) {
 		t.Fatalf("v0 join: %+v", resp)
 	}
 }
+
+// TestDescribeGroupsOfConsumerGroup: DescribeGroups answers a KIP-848
+// group as Kafka does (not a classic group: Dead, and from v6
+// GROUP_ID_NOT_FOUND with its message); ListGroups types it "consumer";
+// ConsumerGroupDescribe of a classic group says it is not a consumer
+// group.
+func TestDescribeGroupsOfConsumerGroup(t *testing.T) {
+	f := newGroupFixture(t)
+	f.createTopic("t", 2, nil)
+	if resp := consumerHeartbeat(f, "a", 0, nil); resp.ErrorCode != 0 {
+		t.Fatalf("join: %+v", resp)
+	}
+	for v := int16(0); v <= 6; v++ {
+		req := kmsg.NewPtrDescribeGroupsRequest()
+		req.Groups = []string{"g"}
+		g := f.do(req, v).(*kmsg.DescribeGroupsResponse).Groups[0]
+		wantCode, wantMsg := int16(0), ""
+		if v >= 6 {
+			wantCode, wantMsg = kerr.GroupIDNotFound.Code, "Group g is not a classic group."
+		}
+		msg := ""
+		if g.ErrorMessage != nil {
+			msg = *g.ErrorMessage
+		}
+		if g.State != "Dead" || g.ErrorCode != wantCode || msg != wantMsg || g.ProtocolType != "" || len(g.Members) != 0 {
+			t.Fatalf("v%d: %+v", v, g)
+		}
+	}
+	lg := kmsg.NewPtrListGroupsRequest()
+	if resp := f.do(lg, 5).(*kmsg.ListGroupsResponse); len(resp.Groups) != 1 || resp.Groups[0].GroupType != "consumer" ||
+		resp.Groups[0].ProtocolType != "consumer" || resp.Groups[0].GroupState != "Stable" {
+		t.Fatalf("listed: %+v", resp.Groups)
+	}
+
+	f.joinOne("classic", 9)
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	req.Groups = []string{"classic", "missing"}
+	d := f.do(req, 1).(*kmsg.ConsumerGroupDescribeResponse)
+	for i, want := range []string{"Group classic is not a consumer group.", "Group missing not found."} {
+		if g := d.Groups[i]; g.ErrorCode != kerr.GroupIDNotFound.Code || g.ErrorMessage == nil || *g.ErrorMessage != want {
+			t.Fatalf("ConsumerGroupDescribe: %+v", g)
+		}
+	}
+}

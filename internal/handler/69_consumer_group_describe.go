@@ -6,7 +6,8 @@ package handler
 //	v1: MemberType (KIP-1099); always -1 (unknown) here, as every member
 //	    of a consumer group here speaks the consumer protocol.
 //
-// A classic group or an unknown id is GROUP_ID_NOT_FOUND.
+// A classic group ("Group <id> is not a consumer group.") or an unknown
+// id ("Group <id> not found.") is GROUP_ID_NOT_FOUND, as in Kafka.
 
 import (
 	"context"
@@ -43,7 +44,7 @@ func (b *Broker) handleConsumerGroupDescribe(_ context.Context, r *Request) Outc
 		}
 		if d.Err != nil {
 			g.ErrorCode = d.Err.Code
-			msg := "Group " + d.GroupID + " not found."
+			msg := d.ErrMessage
 			g.ErrorMessage = &msg
 			resp.Groups = append(resp.Groups, g)
 			continue

@@ -1,0 +1,104 @@
+package handler
+
+// TxnOffsetCommit (key 28), versions 0–5.
+//
+//	v1: no change (KIP-98's first version, renumbered).
+//	v2: leader epoch per partition.
+//	v3: flexible; generation, member id and group.instance.id (KIP-447),
+//	    checked like OffsetCommit's.
+//	v4: no change (KIP-890 part 1: the server verifies the transaction).
+//	v5: no change (KIP-890 part 2: transaction version 2 clients).
+//
+// The offsets are written to the group's __consumer_offsets partition in
+// a transactional batch of the producer, and stay invisible to
+// OffsetFetch until the transaction coordinator writes the commit marker
+// and calls CompleteTransaction. A producer epoch older than the one the
+// partition last saw is refused by the log (INVALID_PRODUCER_EPOCH).
+// Answered once the batch is durable.
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/group"
+)
+
+func init() { register(28, 0, 5, (*Broker).handleTxnOffsetCommit) }
+
+func (b *Broker) handleTxnOffsetCommit(_ context.Context, r *Request) Outcome {
+	req := r.Body.(*kmsg.TxnOffsetCommitRequest)
+	v := r.Version()
+	resp := kmsg.NewPtrTxnOffsetCommitResponse()
+	tc := group.TxnCommitRequest{TransactionalID: req.TransactionalID, GroupID: req.Group,
+		ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch, Generation: -1}
+	if v >= 3 {
+		tc.Generation, tc.MemberID, tc.InstanceID = req.Generation, req.MemberID, req.InstanceID
+	}
+	// out[i] is the answer for the i-th offset sent to the coordinator.
+	var out []*kmsg.TxnOffsetCommitResponseTopicPartition
+	img := b.image()
+	resp.Topics = make([]kmsg.TxnOffsetCommitResponseTopic, len(req.Topics))
+	for i, rt := range req.Topics {
+		t := &resp.Topics[i]
+		*t = kmsg.NewTxnOffsetCommitResponseTopic()
+		t.Topic = rt.Topic
+		t.Partitions = make([]kmsg.TxnOffsetCommitResponseTopicPartition, len(rt.Partitions))
+		topic, known := img.Topic(rt.Topic)
+		for j, rp := range rt.Partitions {
+			p := &t.Partitions[j]
+			*p = kmsg.NewTxnOffsetCommitResponseTopicPartition()
+			p.Partition = rp.Partition
+			if !known {
+				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				continue
+			}
+			if _, ok := topic.Partition(rp.Partition); !ok {
+				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				continue
+			}
+			epoch := int32(-1)
+			if v >= 2 {
+				epoch = rp.LeaderEpoch
+			}
+			tc.Offsets = append(tc.Offsets, group.OffsetToCommit{
+				TopicPartition: group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition},
+				Offset:         rp.Offset, LeaderEpoch: epoch, Metadata: rp.Metadata,
+			})
+			out = append(out, p)
+		}
+	}
+	gc := b.groups()
+	if gc == nil {
+		for _, p := range out {
+			p.ErrorCode = kerr.CoordinatorNotAvailable.Code
+		}
+		return Ready(resp)
+	}
+	if len(tc.Offsets) == 0 {
+		return Ready(resp)
+	}
+	top, errs, wait := gc.CommitTransactionalOffsets(tc)
+	for i, p := range out {
+		switch {
+		case top != nil:
+			p.ErrorCode = top.Code
+		default:
+			p.ErrorCode = code(errs[i])
+		}
+	}
+	if top != nil {
+		return Ready(resp)
+	}
+	return Outcome{Later: func(ctx context.Context) kmsg.Response {
+		if c := waitDurable(ctx, wait); c != 0 {
+			for i, p := range out {
+				if errs[i] == nil {
+					p.ErrorCode = c
+				}
+			}
+		}
+		return resp
+	}}
+}
