@@ -28,8 +28,12 @@ package handler
 // Records are never copied: the body is encoded around file regions that
 // the server sends with sendfile (or copies, where it cannot).
 //
-// Not done yet: read_committed reads up to the high watermark because
-// there are no transactions yet.
+// Isolation (v4+): read_uncommitted reads to the high watermark and sends
+// null aborted transactions; read_committed reads to the last stable
+// offset (so MinBytes counts only committed-or-decided bytes, and a parked
+// fetch wakes on the marker append that moves the LSO) and sends the
+// aborted transactions overlapping the records, an empty list if none, as
+// Kafka does. Both report the LSO.
 
 import (
 	"context"
@@ -40,6 +44,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/fetchsession"
+	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/storage"
@@ -238,18 +243,26 @@ func anyReadError(targets []*fetchTarget) bool {
 func readFetch(req *kmsg.FetchRequest, targets []*fetchTarget) int {
 	remaining := int(req.MaxBytes)
 	total := 0
+	iso := klog.ReadUncommitted
+	if req.IsolationLevel == 1 {
+		iso = klog.ReadCommitted
+	}
 	for _, t := range targets {
 		if t.part == nil {
 			continue
 		}
 		limit := max(min(int(t.max), remaining), 0)
-		res, err := t.part.Log.Read(t.offset, limit, total == 0)
+		res, err := t.part.Log.ReadIsolated(t.offset, limit, total == 0, iso)
 		t.out.HighWatermark, t.out.LogStartOffset = res.HighWatermark, res.LogStartOffset
-		t.out.LastStableOffset = res.HighWatermark
+		t.out.LastStableOffset = res.LastStableOffset
 		t.out.ErrorCode = errorCode(err)
+		t.out.AbortedTransactions = nil
 		t.region = fileRegion{}
 		if err != nil {
 			continue
+		}
+		if iso == klog.ReadCommitted {
+			t.out.AbortedTransactions = abortedTransactions(res.AbortedTransactions)
 		}
 		if res.FirstBatchIncomplete {
 			// As Kafka (v3+): a partition whose first batch does not fit
@@ -262,6 +275,17 @@ func readFetch(req *kmsg.FetchRequest, targets []*fetchTarget) int {
 		remaining -= int(res.Length)
 	}
 	return total
+}
+
+// abortedTransactions converts the log's list to the response's: never nil,
+// because read_committed answers carry a list even when it is empty.
+func abortedTransactions(in []klog.AbortedTxn) []kmsg.FetchResponseTopicPartitionAbortedTransaction {
+	out := make([]kmsg.FetchResponseTopicPartitionAbortedTransaction, len(in))
+	for i, a := range in {
+		out[i] = kmsg.NewFetchResponseTopicPartitionAbortedTransaction()
+		out[i].ProducerID, out[i].FirstOffset = a.ProducerID, a.FirstOffset
+	}
+	return out
 }
 
 // assembleFetch groups the answers by topic, in target order, leaving out

@@ -16,7 +16,9 @@ package handler
 // record with the largest timestamp, -4 earliest local (the log start
 // offset: all data is local), -5 latest tiered (-1: nothing is tiered). A
 // timestamp >= 0 finds the first record whose timestamp is at least it,
-// through the time index.
+// through the time index. As in Kafka, a found offset at or past what the
+// isolation level may fetch (high watermark, or LSO for read_committed)
+// is not answered (-1).
 
 import (
 	"context"
@@ -85,9 +87,21 @@ func answerEpoch(part *storage.Partition, ts, offset int64, current int32) int32
 
 func (b *Broker) listOffset(part *storage.Partition, ts int64, isolation int8, po *kmsg.ListOffsetsResponseTopicPartition) {
 	l := part.Log
+	// As Kafka's fetchOffsetForTimestamp: what a consumer of this isolation
+	// level may fetch ends here, and a timestamp lookup that lands at or
+	// past it finds nothing.
+	lastFetchable := l.HighWatermark()
+	if isolation == 1 {
+		lastFetchable = l.LastStableOffset()
+	}
+	defer func() {
+		if ts != latestTimestamp && ts != earliestTimestamp && ts != earliestLocalTimestamp && po.Offset >= lastFetchable {
+			po.Timestamp, po.Offset = -1, -1
+		}
+	}()
 	switch ts {
 	case latestTimestamp:
-		po.Offset = l.HighWatermark()
+		po.Offset = lastFetchable
 	case earliestTimestamp, earliestLocalTimestamp:
 		po.Offset = l.LogStartOffset()
 	case latestTieredTimestamp:
@@ -115,5 +129,4 @@ func (b *Broker) listOffset(part *storage.Partition, ts int64, isolation int8, p
 			po.Timestamp, po.Offset = res.Timestamp, res.Offset
 		}
 	}
-	_ = isolation // read_committed equals read_uncommitted until transactions exist
 }

@@ -34,6 +34,8 @@ func errorCode(err error) int16 {
 		return kerr.InvalidProducerEpoch.Code
 	case errors.Is(err, klog.ErrInvalidTxnState):
 		return kerr.InvalidTxnState.Code
+	case errors.Is(err, klog.ErrTransactionCoordinatorFenced):
+		return kerr.TransactionCoordinatorFenced.Code
 	case errors.Is(err, klog.ErrClosed):
 		return kerr.NotLeaderForPartition.Code
 	case errors.Is(err, klog.ErrStorage):

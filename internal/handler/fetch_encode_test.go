@@ -45,8 +45,13 @@ func TestFetchBodyMatchesKmsg(t *testing.T) {
 					*p = kmsg.NewFetchResponseTopicPartition()
 					p.Partition, p.ErrorCode, p.HighWatermark = int32(pi), int16(rng.IntN(3)), rng.Int64()
 					p.LastStableOffset, p.LogStartOffset, p.PreferredReadReplica = rng.Int64(), rng.Int64(), -1
-					if rng.IntN(2) == 0 {
-						p.AbortedTransactions = []kmsg.FetchResponseTopicPartitionAbortedTransaction{{ProducerID: 7, FirstOffset: 9}}
+					// Aborted transactions: null (read_uncommitted), an
+					// empty list or some entries (read_committed).
+					if n := rng.IntN(5) - 1; n >= 0 {
+						p.AbortedTransactions = make([]kmsg.FetchResponseTopicPartitionAbortedTransaction, n)
+						for i := range p.AbortedTransactions {
+							p.AbortedTransactions[i] = kmsg.FetchResponseTopicPartitionAbortedTransaction{ProducerID: rng.Int64(), FirstOffset: rng.Int64()}
+						}
 					}
 					switch rng.IntN(3) {
 					case 0:

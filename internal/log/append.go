@@ -14,6 +14,19 @@ type AppendOptions struct {
 	// LeaderEpoch is stamped into every batch's partitionLeaderEpoch and
 	// recorded in leader-epoch-checkpoint when new; -1 leaves batches alone.
 	LeaderEpoch int32
+	// TransactionVersion is the transaction version (KIP-890) under which
+	// the coordinator writes a commit or abort marker (WriteTxnMarkers
+	// carries it; the log does not). From 2 on a marker must carry a newer
+	// producer epoch than the partition has seen. 0 and 1 are the same.
+	TransactionVersion int8
+}
+
+// txnEvent is a transaction an appended batch started or ended, applied to
+// the open-transaction set once the batches are written.
+type txnEvent struct {
+	completedTxn      // for an end
+	bufPos       int  // where the starting batch lies in the appended buffer
+	end          bool // false: a start (completedTxn.firstOffset holds it)
 }
 
 // AppendResult describes a successful append.
@@ -58,9 +71,11 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 	appendTime := l.cfg.TimestampType == record.LogAppendTime && opt.Origin != FromReplication
 	next := l.logEndOffset.Load()
 	l.pending.reset()
+	l.txnEvents = l.txnEvents[:0]
 	sp := record.NewSplitter(batches, 0)
 	sp.SkipCRC = true // checked by validate
 	for {
+		bufPos := sp.Pos()
 		b, _ := sp.Next()
 		if b == nil {
 			break
@@ -81,10 +96,30 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 					return res, nil
 				}
 			}
-			if err := e.check(b, opt.Origin); err != nil {
+			var marker *record.Marker
+			if b.IsControl() {
+				m, err := record.ParseMarker(b)
+				switch {
+				case err == nil:
+					marker = &m
+					if err := e.checkMarker(b.ProducerEpoch(), m, opt.TransactionVersion, opt.Origin); err != nil {
+						return res, err
+					}
+				case opt.Origin == FromCoordinator:
+					return res, fmt.Errorf("%w: control batch is not a transaction marker: %v", ErrInvalidRecord, err)
+				}
+			} else if err := e.check(b, opt.Origin); err != nil {
 				return res, err
 			}
-			e.update(b)
+			prev := e.update(b, marker)
+			switch {
+			case marker != nil && prev >= 0:
+				l.txnEvents = append(l.txnEvents, txnEvent{end: true, completedTxn: completedTxn{producerID: b.ProducerID(),
+					firstOffset: prev, lastOffset: b.BaseOffset(), aborted: marker.Type == record.ControlAbort}})
+			case marker == nil && prev < 0 && e.currentTxnFirstOffset >= 0:
+				l.txnEvents = append(l.txnEvents, txnEvent{bufPos: bufPos,
+					completedTxn: completedTxn{producerID: b.ProducerID(), firstOffset: e.currentTxnFirstOffset}})
+			}
 		}
 		if opt.LeaderEpoch >= 0 {
 			b.SetPartitionLeaderEpoch(opt.LeaderEpoch)
@@ -104,10 +139,14 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 			return res, err
 		}
 	}
+	writePos := l.active().size.Load()
 	if err := l.active().append(batches, l.cfg.IndexIntervalBytes); err != nil {
 		return res, err
 	}
 	l.pending.commit(l.producers)
+	if len(l.txnEvents) > 0 {
+		l.applyTxnEvents(writePos)
+	}
 	if opt.LeaderEpoch >= 0 && l.epochs.assign(opt.LeaderEpoch, res.FirstOffset) {
 		if err := l.epochs.write(); err != nil {
 			l.logger.Error("writing leader epoch checkpoint", "err", err)
@@ -126,6 +165,44 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 	res.RecordCount = records
 	res.LogStartOffset = l.logStartOffset.Load()
 	return res, nil
+}
+
+// applyTxnEvents updates the open-transaction set and the active
+// segment's aborted-transaction index after a write that started or ended
+// transactions. As Kafka, all starts of the append are applied before the
+// ends, whose txnindex entries record the LSO right after each. Caller
+// holds the write lock.
+func (l *Log) applyTxnEvents(writePos int64) {
+	seg := l.active()
+	for _, ev := range l.txnEvents {
+		if !ev.end {
+			l.producers.begin(ongoingTxn{producerID: ev.producerID, firstOffset: ev.firstOffset,
+				segmentBase: seg.baseOffset, position: writePos + int64(ev.bufPos)})
+		}
+	}
+	for _, ev := range l.txnEvents {
+		if ev.end {
+			l.completeTxn(seg, ev.completedTxn)
+		}
+	}
+	l.firstUnstable.Store(l.producers.firstUnstableOffset())
+}
+
+// completeTxn ends a transaction; an abort gets its txnindex entry in seg,
+// the segment holding the marker.
+func (l *Log) completeTxn(seg *segment, c completedTxn) {
+	if c.aborted {
+		a := AbortedTxn{ProducerID: c.producerID, FirstOffset: c.firstOffset, LastOffset: c.lastOffset,
+			LastStableOffset: l.producers.lastStableOffsetAfter(c)}
+		if err := seg.txnIdx.append(a); err != nil {
+			// The marker is written but its abort is not indexed: as after a
+			// failed fsync, nothing more may be acknowledged, so that the
+			// recovery point stays where recovery rebuilds the index.
+			l.logger.Error("writing aborted transaction index", "segment", seg.baseOffset, "err", err)
+			l.failDurability(err)
+		}
+	}
+	l.producers.complete(c)
 }
 
 // validate checks every batch before the lock is taken (CRC is the costly

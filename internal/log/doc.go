@@ -9,7 +9,7 @@
 //	00000000000000000000.log        record batches exactly as stored (package record)
 //	00000000000000000000.index      sparse offset index: {relOffset int32, position int32}
 //	00000000000000000000.timeindex  time index: {timestamp int64, relOffset int32}
-//	00000000000000000000.txnindex   aborted transactions (reserved; not written yet)
+//	00000000000000000000.txnindex   aborted transactions (only once the segment has one)
 //	00000000000000004096.snapshot   idempotent producer state at that offset
 //	leader-epoch-checkpoint         "0", count, "epoch startOffset" lines
 //	partition.metadata              "version: 0", "topic_id: <base64 uuid>"
@@ -35,6 +35,23 @@
 // Earlier segments only get an index sanity check (rebuilt if it fails).
 // Producer state comes from the newest snapshot plus a replay of the batch
 // headers after it.
+//
+// # Transactions
+//
+// A transactional batch opens its producer's transaction in the partition;
+// a commit or abort marker (a control batch the transaction coordinator
+// appends with Origin FromCoordinator) closes it. The open transactions
+// (Kafka's ongoingTxns) hold the last stable offset back:
+// LSO = min(max(first offset of the oldest open transaction, log start),
+// high watermark). read_committed reads (ReadIsolated with ReadCommitted)
+// stop there, at a byte position Append remembered, and list the aborted
+// transactions their bytes overlap. Each abort appends a 34-byte entry to
+// the marker's segment's .txnindex (txn_index.go), in Kafka's format, and
+// the entry's LSO field lets a reader stop scanning early. Recovery empties
+// the txnindex of every segment it validates and refills it while
+// replaying producer state (producer_load.go), so a kill -9 leaves the
+// same bytes as a clean run, and an open transaction stays open, its LSO
+// held, until its marker comes.
 //
 // # Durability
 //

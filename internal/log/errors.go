@@ -12,6 +12,9 @@ var (
 	ErrOutOfOrderSequence   = errors.New("log: out of order sequence number")         // OUT_OF_ORDER_SEQUENCE_NUMBER (45)
 	ErrInvalidProducerEpoch = errors.New("log: producer epoch is older than current") // INVALID_PRODUCER_EPOCH (47)
 	ErrInvalidTxnState      = errors.New("log: invalid transaction state")            // INVALID_TXN_STATE (48)
-	ErrClosed               = errors.New("log: closed")                               // NOT_LEADER_OR_FOLLOWER (6) / KAFKA_STORAGE_ERROR (56)
-	ErrStorage              = errors.New("log: storage error")                        // KAFKA_STORAGE_ERROR (56)
+	// ErrTransactionCoordinatorFenced: a marker from an older coordinator
+	// epoch than one already written for the producer.
+	ErrTransactionCoordinatorFenced = errors.New("log: transaction marker from a fenced coordinator") // TRANSACTION_COORDINATOR_FENCED (52)
+	ErrClosed                       = errors.New("log: closed")                                       // NOT_LEADER_OR_FOLLOWER (6) / KAFKA_STORAGE_ERROR (56)
+	ErrStorage                      = errors.New("log: storage error")                                // KAFKA_STORAGE_ERROR (56)
 )

@@ -113,7 +113,10 @@ func (l *Log) flushRound() error {
 			err = e
 		}
 	}
-	if err == nil && target > f.durable.Load() {
+	f.mu.Lock()
+	failed := f.err != nil
+	f.mu.Unlock()
+	if err == nil && !failed && target > f.durable.Load() {
 		f.durable.Store(target)
 	}
 	f.last = l.now()
@@ -126,6 +129,17 @@ func (l *Log) flushRound() error {
 	f.round = make(chan struct{})
 	f.mu.Unlock()
 	return err
+}
+
+// failDurability makes err the sticky failure: every later WaitDurable
+// fails and the recovery point no longer advances.
+func (l *Log) failDurability(err error) {
+	f := &l.flush
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = fmt.Errorf("%w: %v", ErrStorage, err)
+	}
 }
 
 // WaitDurable blocks until every offset <= offset is on disk (group commit)

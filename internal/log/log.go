@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/karst-broker/karst/internal/record"
 )
 
 // Log is one partition's log (Kafka's UnifiedLog + LocalLog): an ordered
@@ -42,6 +40,7 @@ type Log struct {
 	segments          []*segment
 	producers         *producerStateManager
 	pending           pendingProducers
+	txnEvents         []txnEvent // scratch of Append
 	epochs            *leaderEpochCache
 	unflushedMessages int64
 	toSync            []*segment // rolled segments that still need fsync
@@ -60,7 +59,10 @@ type Log struct {
 	logStartOffset atomic.Int64
 	logEndOffset   atomic.Int64
 	highWatermark  atomic.Int64
-	closed         atomic.Bool
+	// firstUnstable is the first offset of the oldest open transaction
+	// (math.MaxInt64 if none), written under the write lock.
+	firstUnstable atomic.Int64
+	closed        atomic.Bool
 
 	flush flusher
 
@@ -195,6 +197,9 @@ func (l *Log) recoverSegments() error {
 	}
 	for i := 0; i < first; i++ {
 		s := l.segments[i]
+		if err := l.checkTxnIndex(s, l.segments[i+1].baseOffset); err != nil {
+			return err
+		}
 		if err := s.loadInactive(l.segments[i+1].baseOffset); err != nil {
 			l.logger.Warn("rebuilding index of segment", "segment", s.baseOffset, "reason", err)
 			cut, why, err := s.recover(l.cfg.IndexIntervalBytes, l.cfg.SegmentIndexBytes, nil)
@@ -204,6 +209,10 @@ func (l *Log) recoverSegments() error {
 			if cut > 0 {
 				l.logger.Warn("truncated corrupt bytes in a segment below the recovery point",
 					"segment", s.baseOffset, "bytes", cut, "reason", why)
+				if err := s.txnIdx.reset(); err != nil {
+					return fmt.Errorf("%w: %v", ErrStorage, err)
+				}
+				s.rebuildTxnIdx = true
 			}
 			if err := s.onBecomeInactive(); err != nil {
 				return err
@@ -215,6 +224,12 @@ func (l *Log) recoverSegments() error {
 	}
 	for i := first; i < len(l.segments); i++ {
 		s := l.segments[i]
+		// Rebuilt by loadProducerState's replay, as Kafka's
+		// LogSegment.recover rebuilds it.
+		if err := s.txnIdx.reset(); err != nil {
+			return fmt.Errorf("%w: %v", ErrStorage, err)
+		}
+		s.rebuildTxnIdx = true
 		cut, why, err := s.recover(l.cfg.IndexIntervalBytes, l.cfg.SegmentIndexBytes, nil)
 		if err != nil {
 			return err
@@ -249,43 +264,6 @@ func (l *Log) recoverSegments() error {
 	return nil
 }
 
-// loadProducerState restores idempotent producer state from the newest
-// snapshot and replays the batches after it (all of the log if none).
-func (l *Log) loadProducerState(leo int64, now time.Time) error {
-	from, err := l.producers.loadLatestSnapshot(l.dir, leo)
-	if err != nil {
-		return err
-	}
-	if from < l.segments[0].baseOffset {
-		l.producers = newProducerStateManager()
-		from = l.segments[0].baseOffset
-	}
-	buf := headerPool.Get().(*[record.HeaderSize]byte)
-	defer headerPool.Put(buf)
-	for _, s := range l.segments {
-		if s.nextOffset <= from && s != l.active() {
-			continue
-		}
-		limit := s.size.Load()
-		var size int64
-		for pos := int64(0); pos < limit; pos += size {
-			h, err := s.readHeader(pos, limit, buf)
-			if err != nil {
-				return fmt.Errorf("%w: replaying producer state from %s: %v", ErrStorage, s.logPath(), err)
-			}
-			size = int64(h.BatchLength()) + record.LogOverhead
-			if size < record.HeaderSize {
-				return fmt.Errorf("%w: bad batch in %s at %d", ErrStorage, s.logPath(), pos)
-			}
-			if h.BaseOffset() >= from {
-				l.producers.replay(h)
-			}
-		}
-	}
-	l.producers.removeExpired(now.UnixMilli(), l.cfg.ProducerIDExpiration.Milliseconds())
-	return nil
-}
-
 func (l *Log) active() *segment { return l.segments[len(l.segments)-1] }
 
 // Close flushes everything, writes a producer snapshot at the log end
@@ -300,7 +278,7 @@ func (l *Log) Close() error {
 	defer l.mu.Unlock()
 	// An append may have slipped in after the flusher's last round.
 	err := l.active().sync()
-	if err == nil {
+	if err == nil && flushErr == nil {
 		l.flush.durable.Store(l.logEndOffset.Load())
 	}
 	if e := l.producers.writeSnapshot(l.dir, l.logEndOffset.Load()); err == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 )
 
 // offsetIndexEntrySize: relative offset int32 + physical position int32 (Kafka's OffsetIndex).
@@ -74,4 +75,15 @@ func (x offsetIndex) sanityCheck(logSize int64) error {
 		prevRel, prevPos = rel, pos
 	}
 	return nil
+}
+
+// offsetAtOrAfter is the offset of the first indexed batch that starts at
+// or after position (Kafka's OffsetIndex.fetchUpperBoundOffset).
+func (x offsetIndex) offsetAtOrAfter(position int64) (int64, bool) {
+	n := x.count()
+	i := sort.Search(n, func(i int) bool { return x.position(i) >= position })
+	if i == n {
+		return 0, false
+	}
+	return x.baseOffset + x.relOffset(i), true
 }

@@ -121,35 +121,6 @@ func listSnapshots(dir string) ([]int64, error) {
 	return offs, nil
 }
 
-// loadLatestSnapshot loads the newest readable snapshot at or below maxOffset,
-// deleting corrupt ones and those past maxOffset. It returns the offset the
-// state is valid at, or -1 if none was loaded.
-func (m *producerStateManager) loadLatestSnapshot(dir string, maxOffset int64) (int64, error) {
-	offs, err := listSnapshots(dir)
-	if err != nil {
-		return -1, err
-	}
-	for i := len(offs) - 1; i >= 0; i-- {
-		path := FileName(dir, offs[i], SnapshotSuffix)
-		if offs[i] > maxOffset {
-			_ = os.Remove(path)
-			continue
-		}
-		buf, err := os.ReadFile(path)
-		if err != nil {
-			return -1, err
-		}
-		producers, err := decodeSnapshot(buf)
-		if err != nil {
-			_ = os.Remove(path)
-			continue
-		}
-		m.producers = producers
-		return offs[i], nil
-	}
-	return -1, nil
-}
-
 // deleteSnapshotsBefore removes snapshots older than offset.
 func deleteSnapshotsBefore(dir string, offset int64) {
 	offs, _ := listSnapshots(dir)

@@ -24,6 +24,13 @@ type segment struct {
 	size       atomic.Int64
 	offsetIdx  offsetIndex
 	timeIdx    timeIndex
+	txnIdx     *txnIndex
+	// txnIdxErr: the .txnindex found at open could not be read; recovery
+	// rebuilds it.
+	txnIdxErr error
+	// rebuildTxnIdx: recovery emptied the txnindex and the producer state
+	// replay at Open refills it.
+	rebuildTxnIdx bool
 
 	// Guarded by the Log's lock (written under the write lock).
 	nextOffset                int64 // offset after the last batch in the segment
@@ -82,6 +89,12 @@ func openSegment(dir string, base int64) (*segment, error) {
 		s.offsetIdx.unmapAndClose()
 		s.log.Close()
 		return nil, err
+	}
+	if s.txnIdx, s.txnIdxErr = loadTxnIndex(FileName(dir, base, TxnIndexSuffix)); s.txnIdx == nil {
+		s.timeIdx.unmapAndClose()
+		s.offsetIdx.unmapAndClose()
+		s.log.Close()
+		return nil, s.txnIdxErr
 	}
 	return s, nil
 }
@@ -213,11 +226,14 @@ func (s *segment) translateOffset(target, startPos, limit int64) (pos int64, siz
 	return 0, 0, false, nil
 }
 
+// sync fsyncs the records and the aborted-transaction index, which must
+// be as durable as the abort markers it describes: recovery rebuilds it
+// only for segments past the recovery point.
 func (s *segment) sync() error {
 	if err := s.log.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return err
 	}
-	return nil
+	return s.txnIdx.sync()
 }
 
 // syncIndexes flushes index files, needed once the segment is below the
@@ -247,6 +263,9 @@ func (s *segment) close() error {
 	if e := s.timeIdx.close(); err == nil {
 		err = e
 	}
+	if e := s.txnIdx.close(); err == nil {
+		err = e
+	}
 	if e := s.log.Close(); err == nil {
 		err = e
 	}
@@ -256,6 +275,9 @@ func (s *segment) close() error {
 func (s *segment) closeFiles() {
 	s.offsetIdx.unmapAndClose()
 	s.timeIdx.unmapAndClose()
+	if s.txnIdx != nil {
+		_ = s.txnIdx.close()
+	}
 	s.log.Close()
 }
 
@@ -272,6 +294,7 @@ func (s *segment) remove(delay time.Duration) error {
 	}
 	s.offsetIdx.unmapAndClose()
 	s.timeIdx.unmapAndClose()
+	s.txnIdx.closeFile()
 	f := s.log
 	if delay <= 0 {
 		f.Close()
