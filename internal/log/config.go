@@ -45,6 +45,9 @@ type Config struct {
 	// the log dir's checkpoint files.
 	RecoveryPoint  int64 // from recovery-point-offset-checkpoint; segments from here on are validated at Open
 	LogStartOffset int64 // from log-start-offset-checkpoint
+	// CleanShutdown: the log dir carried Kafka's clean-shutdown marker, so
+	// the active segment is trusted (indexes checked, records not) at Open.
+	CleanShutdown bool
 
 	// Now is the clock (nil = time.Now); tests replace it.
 	Now func() time.Time

@@ -222,6 +222,17 @@ func (l *Log) recoverSegments() error {
 			}
 		}
 	}
+	if l.cfg.CleanShutdown && first == len(l.segments)-1 {
+		s := l.active()
+		err := s.loadActiveClean()
+		if err == nil {
+			err = l.checkTxnIndex(s, s.nextOffset)
+		}
+		if err == nil {
+			return nil
+		}
+		l.logger.Warn("recovering the active segment despite a clean shutdown", "segment", s.baseOffset, "reason", err)
+	}
 	for i := first; i < len(l.segments); i++ {
 		s := l.segments[i]
 		// Rebuilt by loadProducerState's replay, as Kafka's

@@ -58,7 +58,7 @@ func (l *Log) loadProducerState(leo int64, now time.Time) error {
 	l.producers.rebuildOngoing()
 	scratch := make([]byte, 256)
 	for _, s := range l.segments {
-		if s.nextOffset <= from && s != l.active() {
+		if s.nextOffset <= from {
 			continue
 		}
 		if scratch, err = l.replaySegment(s, from, scratch); err != nil {

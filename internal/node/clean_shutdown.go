@@ -15,13 +15,15 @@ import (
 // broker starts (a crash must not leave it behind) and come back, with
 // Karst's broker epoch, only after every log is flushed and closed.
 
-// consumeCleanShutdownMarker removes the marker at start.
-func consumeCleanShutdownMarker(logDir string, logger *slog.Logger) error {
+// consumeCleanShutdownMarker removes the marker at start and reports
+// whether it was there: the logs opened at start then trust their active
+// segments instead of validating every record, as Kafka does.
+func consumeCleanShutdownMarker(logDir string, logger *slog.Logger) (bool, error) {
 	clean, epoch, err := klog.ConsumeCleanShutdownFile(logDir)
 	if err == nil && clean {
 		logger.Info("previous shutdown was clean", "broker_epoch", epoch)
 	}
-	return err
+	return clean && err == nil, err
 }
 
 // markCleanShutdown writes the marker after the logs are closed.

@@ -171,7 +171,8 @@ func (n *Node) openStorage(cfg *Config) error {
 	cfg.ClusterID = meta.ClusterID
 	n.clusterID = meta.ClusterID
 	directoryID, _ := metadata.ParseUUID(meta.DirectoryID)
-	if err := consumeCleanShutdownMarker(cfg.DataDir, n.logger); err != nil {
+	clean, err := consumeCleanShutdownMarker(cfg.DataDir, n.logger)
+	if err != nil {
 		return fmt.Errorf("log.dirs %s: %w", cfg.DataDir, err)
 	}
 	n.dataDir = cfg.DataDir
@@ -200,6 +201,8 @@ func (n *Node) openStorage(cfg *Config) error {
 	if n.storage, err = storage.Open(cfg.DataDir, configFor, n.logger); err != nil {
 		return err
 	}
+	n.storage.SetCleanShutdown(clean)
+	defer n.storage.SetCleanShutdown(false)
 	metaCfg := klog.DefaultConfig()
 	metaCfg.RetentionTime = -1
 	metaCfg.RetentionBytes = -1

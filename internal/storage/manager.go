@@ -44,6 +44,9 @@ type Manager struct {
 
 	recoveryPoints  map[klog.TopicPartition]int64
 	logStartOffsets map[klog.TopicPartition]int64
+	// cleanShutdown: the log dir was closed cleanly; logs opened while it
+	// is set trust their active segments (see SetCleanShutdown).
+	cleanShutdown atomic.Bool
 }
 
 // Open prepares the log dir; partitions are opened by Reconcile.
@@ -94,7 +97,13 @@ func (m *Manager) OpenLog(tp klog.TopicPartition, cfg klog.Config) (*klog.Log, e
 	return klog.Open(filepath.Join(m.dir, tp.String()), cfg, m.logger)
 }
 
+// SetCleanShutdown says whether the logs about to be opened were closed
+// cleanly (Kafka's clean-shutdown marker); the broker sets it for the
+// logs it opens at start and clears it afterwards.
+func (m *Manager) SetCleanShutdown(clean bool) { m.cleanShutdown.Store(clean) }
+
 func (m *Manager) applyCheckpoints(tp klog.TopicPartition, cfg *klog.Config) {
+	cfg.CleanShutdown = m.cleanShutdown.Load()
 	if rp, ok := m.recoveryPoints[tp]; ok {
 		cfg.RecoveryPoint = rp
 	}
