@@ -21,12 +21,20 @@ package handler
 // A topic whose compression.type is not "producer" gets its batches
 // recompressed to that codec before they are stored, as in Kafka.
 //
+// A transactional batch is written only if its partition is in the
+// producer's open transaction and its epoch is the transactional id's
+// current one (KIP-890 part 1, checked in-process with the transaction
+// coordinator): INVALID_TXN_STATE or INVALID_PRODUCER_EPOCH otherwise.
+// From v12, once transaction.version 2 is finalized, the partition is
+// added to the transaction by the broker as the producer writes to it.
+//
 // acks=0 is not answered. acks=1 and acks=-1 are answered once the batches
 // are on disk: appends from concurrent requests share one fsync (group
 // commit), unless the topic's flush settings choose page-cache durability.
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -35,6 +43,8 @@ import (
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/metrics"
+	"github.com/karst-broker/karst/internal/record"
+	"github.com/karst-broker/karst/internal/txn"
 )
 
 func init() { register(0, 0, 13, (*Broker).handleProduce) }
@@ -59,6 +69,7 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 	resp.Topics = make([]kmsg.ProduceResponseTopic, len(req.Topics))
 	var waits []pendingDurable
 	img := b.image()
+	implicitAdd := b.addTransactionPartitions(ctx, r.Version(), req, img)
 	for i, rt := range req.Topics {
 		out := &resp.Topics[i]
 		*out = kmsg.NewProduceResponseTopic()
@@ -95,7 +106,13 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
 				continue
 			}
-			res, err := part.Log.Append(records, klog.AppendOptions{Origin: klog.FromClient, LeaderEpoch: meta.LeaderEpoch})
+			opts := klog.AppendOptions{Origin: klog.FromClient, LeaderEpoch: meta.LeaderEpoch}
+			var res klog.AppendResult
+			if req.TransactionID != nil && b.txns() != nil && transactionalBatch(records) {
+				res, err = b.appendTransactional(implicitAdd, *req.TransactionID, topic.Name, rp.Partition, records, part.Log, opts)
+			} else {
+				res, err = part.Log.Append(records, opts)
+			}
 			if err != nil {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
 				b.opts.Metrics.AppendFailed(topic.Name)
@@ -153,4 +170,70 @@ func (b *Broker) produceTopic(img *metadata.Image, version int16, rt kmsg.Produc
 		return t, 0
 	}
 	return nil, kerr.UnknownTopicOrPartition.Code
+}
+
+// transactionalBatch: the first batch of records has the transactional
+// bit (a producer's request carries batches of one kind).
+func transactionalBatch(records []byte) bool {
+	if len(records) < record.HeaderSize || records[record.MagicOffset] != record.Magic {
+		return false
+	}
+	return record.Batch(records[:record.HeaderSize]).IsTransactional()
+}
+
+// addTransactionPartitions adds the partitions a transactional Produce
+// v12+ writes to the producer's transaction, all at once, when transaction
+// version 2 is in force (KIP-890 part 2); the error, mapped to what
+// Produce answers, applies to every transactional batch of the request.
+func (b *Broker) addTransactionPartitions(ctx context.Context, version int16, req *kmsg.ProduceRequest, img *metadata.Image) error {
+	if version < 12 || req.TransactionID == nil || b.txns() == nil || !transactionVersion2() {
+		return nil
+	}
+	var tps []txn.TopicPartition
+	var pid int64
+	var epoch int16
+	for _, rt := range req.Topics {
+		topic, code := b.produceTopic(img, version, rt)
+		if code != 0 {
+			continue
+		}
+		for _, rp := range rt.Partitions {
+			if transactionalBatch(rp.Records) {
+				h := record.Batch(rp.Records[:record.HeaderSize])
+				pid, epoch = h.ProducerID(), h.ProducerEpoch()
+				tps = append(tps, txn.TopicPartition{Topic: topic.Name, Partition: rp.Partition})
+			}
+		}
+	}
+	if len(tps) == 0 {
+		return nil
+	}
+	err := b.txns().AddPartitionsImplicit(ctx, *req.TransactionID, pid, epoch, tps)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, kerr.ProducerFenced):
+		return kerr.InvalidProducerEpoch
+	case errors.Is(err, kerr.ConcurrentTransactions), errors.Is(err, kerr.CoordinatorNotAvailable):
+		return kerr.NotEnoughReplicas // the producer retries
+	}
+	return err
+}
+
+// appendTransactional appends a transactional batch once the transaction
+// coordinator has verified it belongs to the producer's open transaction;
+// addErr is the failure of adding the request's partitions to it, if any.
+func (b *Broker) appendTransactional(addErr error, transactionalID, topic string, partition int32, records []byte, l *klog.Log, opts klog.AppendOptions) (klog.AppendResult, error) {
+	var res klog.AppendResult
+	if addErr != nil {
+		return res, addErr
+	}
+	h := record.Batch(records[:record.HeaderSize])
+	tp := txn.TopicPartition{Topic: topic, Partition: partition}
+	err := b.txns().AppendInTransaction(transactionalID, h.ProducerID(), h.ProducerEpoch(), tp, func() error {
+		var err error
+		res, err = l.Append(records, opts)
+		return err
+	})
+	return res, err
 }

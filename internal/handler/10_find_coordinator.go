@@ -9,10 +9,11 @@ package handler
 //	v5: no change (TRANSACTION_ABORTABLE in the transactional client).
 //	v6: key type 2, share coordinator (KIP-932).
 //
-// A single node coordinates every group. The transaction and share
-// coordinators do not exist yet: those keys answer
+// A single node coordinates every group and every transactional id.
+// The share coordinator does not exist yet: that key answers
 // COORDINATOR_NOT_AVAILABLE. Looking up a group coordinator creates
-// __consumer_offsets if needed, as in Kafka.
+// __consumer_offsets if needed, and a transaction coordinator
+// __transaction_state, as in Kafka.
 
 import (
 	"context"
@@ -47,7 +48,17 @@ func (b *Broker) handleFindCoordinator(_ context.Context, r *Request) Outcome {
 				return kerr.CoordinatorNotAvailable.Code, &msg
 			}
 			return 0, nil
-		case coordinatorTransaction, coordinatorShare:
+		case coordinatorTransaction:
+			tc := b.txns()
+			if tc == nil {
+				return kerr.CoordinatorNotAvailable.Code, nil
+			}
+			if err := tc.EnsureStorage(); err != nil {
+				msg := err.Error()
+				return kerr.CoordinatorNotAvailable.Code, &msg
+			}
+			return 0, nil
+		case coordinatorShare:
 			return kerr.CoordinatorNotAvailable.Code, nil
 		}
 		msg := "Unsupported key type " + strconv.Itoa(int(req.CoordinatorType))

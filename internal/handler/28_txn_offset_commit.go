@@ -7,7 +7,8 @@ package handler
 //	v3: flexible; generation, member id and group.instance.id (KIP-447),
 //	    checked like OffsetCommit's.
 //	v4: no change (KIP-890 part 1: the server verifies the transaction).
-//	v5: no change (KIP-890 part 2: transaction version 2 clients).
+//	v5: no change (KIP-890 part 2: transaction version 2 clients, whose
+//	    commit adds the group's partition to the transaction).
 //
 // The offsets are written to the group's __consumer_offsets partition in
 // a transactional batch of the producer, and stay invisible to
@@ -23,11 +24,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/group"
+	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/txn"
 )
 
 func init() { register(28, 0, 5, (*Broker).handleTxnOffsetCommit) }
 
-func (b *Broker) handleTxnOffsetCommit(_ context.Context, r *Request) Outcome {
+func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.TxnOffsetCommitRequest)
 	v := r.Version()
 	resp := kmsg.NewPtrTxnOffsetCommitResponse()
@@ -78,6 +81,17 @@ func (b *Broker) handleTxnOffsetCommit(_ context.Context, r *Request) Outcome {
 	}
 	if len(tc.Offsets) == 0 {
 		return Ready(resp)
+	}
+	if v >= 5 && transactionVersion2() && b.txns() != nil {
+		// Transaction version 2 clients skip AddOffsetsToTxn: the commit
+		// adds the group's partition to the transaction itself.
+		tp := txn.TopicPartition{Topic: metadata.ConsumerOffsetsTopic, Partition: b.offsetsPartitionFor(req.Group)}
+		if err := b.txns().AddPartitionsImplicit(ctx, req.TransactionalID, req.ProducerID, req.ProducerEpoch, []txn.TopicPartition{tp}); err != nil {
+			for _, p := range out {
+				p.ErrorCode = txnCode(err, v, 0)
+			}
+			return Ready(resp)
+		}
 	}
 	top, errs, wait := gc.CommitTransactionalOffsets(tc)
 	for i, p := range out {

@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -27,8 +28,13 @@ func TestAPIVersionsRemembersClientSoftware(t *testing.T) {
 	if name, version := conn.ClientSoftware(); name != "librdkafka" || version != "2.11.1" {
 		t.Fatalf("remembered %q %q", name, version)
 	}
-	if len(resp.FinalizedFeatures) == 0 || resp.FinalizedFeatures[0].Name != "metadata.version" {
-		t.Fatalf("finalized features %+v", resp.FinalizedFeatures)
+	finalized := map[string]int16{}
+	for _, f := range resp.FinalizedFeatures {
+		finalized[f.Name] = f.MaxVersionLevel
+	}
+	want := map[string]int16{"metadata.version": 27, "transaction.version": 2, "group.version": 1}
+	if !maps.Equal(finalized, want) {
+		t.Fatalf("finalized features %v, want %v (Kafka 4.1's)", finalized, want)
 	}
 }
 

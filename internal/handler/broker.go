@@ -51,6 +51,9 @@ type Options struct {
 	// Groups is the group coordinator; nil answers group APIs with
 	// COORDINATOR_NOT_AVAILABLE.
 	Groups *group.Coordinator
+	// Txns is the transaction coordinator; nil answers transactional
+	// APIs with COORDINATOR_NOT_AVAILABLE.
+	Txns *txn.Coordinator
 }
 
 // Broker is what every handler reaches the rest of Karst through.

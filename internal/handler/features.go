@@ -11,12 +11,15 @@ type feature struct {
 	finalized int16
 }
 
-// features lists only what Karst implements. metadata.version 27 is
-// 4.1-IV1, the level the Apache Kafka 4.1 broker reports. Features whose
-// protocols are not served yet (transaction.version, group.version) are
-// left out so that clients do not choose them.
+// features lists only what Karst implements, at the levels the Apache
+// Kafka 4.1 broker reports: metadata.version 27 (4.1-IV1),
+// transaction.version 2 (KIP-890: an epoch bump per transaction, partitions
+// added by Produce v12+ and TxnOffsetCommit v5) and group.version 1 (the
+// KIP-848 consumer protocol).
 var features = []feature{
+	{name: "group.version", minLevel: 0, maxLevel: 1, finalized: 1},
 	{name: "metadata.version", minLevel: 7, maxLevel: 27, finalized: 27},
+	{name: "transaction.version", minLevel: 0, maxLevel: 2, finalized: 2},
 }
 
 // finalizedFeaturesEpoch is the metadata offset at which the finalized

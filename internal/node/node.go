@@ -35,6 +35,12 @@ const checkpointInterval = time.Minute
 // join and sync timeouts.
 const groupTickInterval = 50 * time.Millisecond
 
+// txnTickInterval is how often the transaction coordinator looks at the
+// clock (its own intervals, such as
+// transaction.abort.timed.out.transaction.cleanup.interval.ms, are
+// counted within Tick).
+const txnTickInterval = 100 * time.Millisecond
+
 // fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
 const fetchSessionSlots = 1000
 
@@ -123,6 +129,14 @@ func Start(cfg Config) (n *Node, err error) {
 	} else if skipped > 0 {
 		logger.Warn("skipped malformed records while loading group state", "records", skipped)
 	}
+	producerIDs := txn.NewProducerIDs(func() (int64, error) {
+		return n.store.AllocateProducerIDs(cfg.NodeID, brokerEpoch)
+	})
+	txns, err := n.startTxnCoordinator(cfg.Settings, producerIDs, groups)
+	if err != nil {
+		n.srv.Shutdown(context.Background())
+		return nil, err
+	}
 	broker := handler.NewBroker(handler.Options{
 		ClusterID:        cfg.ClusterID,
 		NodeID:           cfg.NodeID,
@@ -132,13 +146,12 @@ func Start(cfg Config) (n *Node, err error) {
 		Storage:          n.storage,
 		AutoCreateTopics: cfg.AutoCreateTopics,
 		FetchSessions:    fetchsession.NewCache(fetchSessionSlots),
-		ProducerIDs: txn.NewProducerIDs(func() (int64, error) {
-			return n.store.AllocateProducerIDs(cfg.NodeID, brokerEpoch)
-		}),
-		LogDir:   cfg.DataDir,
-		Groups:   groups,
-		Settings: cfg.Settings,
-		Metrics:  n.metrics,
+		ProducerIDs:      producerIDs,
+		Txns:             txns,
+		LogDir:           cfg.DataDir,
+		Groups:           groups,
+		Settings:         cfg.Settings,
+		Metrics:          n.metrics,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
@@ -149,6 +162,7 @@ func Start(cfg Config) (n *Node, err error) {
 	go n.storage.RunRetention(ctx, interval)
 	go n.writeCheckpoints(ctx, checkpointInterval)
 	go groups.Run(ctx, groupTickInterval)
+	go txns.Run(ctx, txnTickInterval)
 	if err := n.listenObservers(cfg.Settings); err != nil {
 		n.srv.Shutdown(context.Background())
 		return nil, err

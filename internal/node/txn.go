@@ -1,0 +1,33 @@
+package node
+
+import (
+	"fmt"
+
+	"github.com/karst-broker/karst/internal/config"
+	"github.com/karst-broker/karst/internal/group"
+	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/txn"
+)
+
+// startTxnCoordinator creates the transaction coordinator over
+// __transaction_state and the partition logs, and loads it; transactions
+// found prepared are completed in the background.
+func (n *Node) startTxnCoordinator(settings *config.Broker, pids *txn.ProducerIDs, groups *group.Coordinator) (*txn.Coordinator, error) {
+	cfg := txn.ConfigFrom(settings)
+	stateTopic := txn.NewStateTopic(n.store, n.storage, cfg.StatePartitions, cfg.StateSegmentBytes)
+	c := txn.New(cfg, txn.Options{
+		Store:           stateTopic,
+		Markers:         txn.NewLogMarkers(n.store, n.storage),
+		ProducerIDs:     pids,
+		CompleteOffsets: groups.CompleteTransaction,
+		Logger:          n.logger,
+	})
+	skipped, err := c.Load(stateTopic)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", metadata.TransactionStateTopic, err)
+	}
+	if skipped > 0 {
+		n.logger.Warn("skipped malformed records while loading transaction state", "records", skipped)
+	}
+	return c, nil
+}

@@ -1,0 +1,60 @@
+package txn
+
+import (
+	"context"
+	"errors"
+)
+
+// Record is one record of __transaction_state: Kafka's key and value
+// encodings (records.go); a nil Value is a tombstone.
+type Record struct {
+	Key   []byte
+	Value []byte
+}
+
+// Durable waits until a write is on disk.
+type Durable func(ctx context.Context) error
+
+// Store persists transaction metadata. Append must not block for long (it
+// is called with the coordinator's lock held, which keeps the log in the
+// order of the state changes); the returned Durable is what waits.
+type Store interface {
+	Append(transactionalID string, records []Record) (Durable, error)
+}
+
+// Replayer feeds every stored record to fn, in log order within each
+// partition of __transaction_state.
+type Replayer interface {
+	Replay(fn func(Record) error) error
+}
+
+// Marker is one transaction marker to write: the end of a producer's
+// transaction in one partition.
+type Marker struct {
+	TopicPartition
+	ProducerID    int64
+	ProducerEpoch int16
+	Commit        bool
+	// StatePartition is the __transaction_state partition of the
+	// transaction; its leader epoch is the coordinator epoch the marker
+	// carries.
+	StatePartition int32
+}
+
+// MarkerWriter writes transaction markers into partition logs. It is
+// where the coordinator's markers leave its deterministic core; the
+// broker's is LogMarkers.
+type MarkerWriter interface {
+	WriteMarker(m Marker) (Durable, error)
+}
+
+// ErrPartitionGone: the marker's partition no longer exists (its topic was
+// deleted). The coordinator skips such partitions, as Kafka does.
+var ErrPartitionGone = errors.New("txn: partition no longer exists")
+
+// ErrMarkerFenced: the partition has seen a newer epoch of the producer,
+// so the marker belongs to a transaction the partition has moved past.
+// The coordinator skips it, as Kafka stops sending such markers.
+var ErrMarkerFenced = errors.New("txn: marker fenced by a newer producer epoch")
+
+func noWait(context.Context) error { return nil }

@@ -1,0 +1,170 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// Transaction version 2 (KIP-890 part 2): every commit or abort bumps the
+// producer's epoch, so a marker of an earlier transaction (written with
+// the earlier epoch) cannot touch a later one, and the partitions of a
+// transaction are added by the broker as the producer writes to them
+// (Produce v12, TxnOffsetCommit v5) instead of by AddPartitionsToTxn.
+// EndTxn v5 marks a version 2 client.
+//
+// EndTxn answers, by state and by the epoch the producer sends (the
+// current one, or the one before it for a retry of an EndTxn that bumped
+// it):
+//
+//	                 abort            commit
+//	                 retry  current   retry  current
+//	Empty            FENCED bump      FENCED INVALID_TXN_STATE
+//	CompleteAbort    NONE   bump      ITS    INVALID_TXN_STATE
+//	CompleteCommit   ITS    bump      NONE   INVALID_TXN_STATE
+//
+// An abort from Empty or a completed state writes PrepareAbort with no
+// partitions: the client may not know whether its transaction began.
+
+// The transaction versions of clients: 1 before KIP-890 part 2, 2 with.
+const (
+	clientV1 = 1
+	clientV2 = 2
+)
+
+// EndTxnV2 is EndTxn for a transaction version 2 client (EndTxn v5). It
+// returns the producer id and epoch the producer goes on with.
+func (c *Coordinator) EndTxnV2(ctx context.Context, transactionalID string, producerID int64, producerEpoch int16, commit bool) (ProducerIDAndEpoch, error) {
+	none := ProducerIDAndEpoch{ProducerID: -1, ProducerEpoch: -1}
+	if transactionalID == "" {
+		return none, kerr.InvalidRequest
+	}
+	c.mu.Lock()
+	defer c.unlock()
+	m := c.txns[transactionalID]
+	if m == nil {
+		return none, kerr.InvalidProducerIDMapping
+	}
+	retryOnOverflow := m.lastProducer == producerID && producerEpoch == math.MaxInt16-1 && m.epoch == 0
+	retryOnBump := int32(m.epoch) == int32(producerEpoch)+1
+	if m.producerID != producerID && !retryOnOverflow {
+		return none, kerr.InvalidProducerIDMapping
+	}
+	var valid bool
+	switch {
+	case m.state.preparing():
+		valid = retryOnBump
+	case m.state == CompleteCommit || m.state == CompleteAbort:
+		valid = retryOnBump || retryOnOverflow || producerEpoch == m.epoch
+	default:
+		valid = producerEpoch == m.epoch
+	}
+	switch {
+	case !valid, m.epoch == math.MaxInt16:
+		return none, kerr.ProducerFenced
+	case m.pending:
+		return none, kerr.ConcurrentTransactions
+	}
+	current := ProducerIDAndEpoch{ProducerID: m.producerID, ProducerEpoch: m.epoch}
+	retry := retryOnBump || retryOnOverflow
+	switch m.state {
+	case Ongoing:
+		return c.prepareV2(ctx, m, commit)
+	case CompleteCommit, CompleteAbort:
+		committed := m.state == CompleteCommit
+		switch {
+		case retry && commit == committed:
+			return current, nil
+		case !commit && !retry:
+			return c.prepareV2(ctx, m, false)
+		}
+	case Empty:
+		if !commit {
+			return c.prepareV2(ctx, m, false)
+		}
+	case PrepareCommit, PrepareAbort:
+		if commit == (m.state == PrepareCommit) {
+			return none, kerr.ConcurrentTransactions
+		}
+	}
+	return none, kerr.InvalidTxnState
+}
+
+// prepareV2 writes PrepareCommit or PrepareAbort with the epoch bumped,
+// and a new producer id to move to when the epochs run out; the caller
+// holds c.mu.
+func (c *Coordinator) prepareV2(ctx context.Context, m *txnMeta, commit bool) (ProducerIDAndEpoch, error) {
+	none := ProducerIDAndEpoch{ProducerID: -1, ProducerEpoch: -1}
+	now := c.nowMs()
+	next := m.clone()
+	if m.epochExhausted() {
+		pid, err := c.pids.Next()
+		if err != nil {
+			return none, errNotAvailable
+		}
+		next.nextProducer = pid
+	}
+	next.epoch, next.lastEpoch = m.epoch+1, m.epoch
+	next.clientVersion = clientV2
+	next.state, next.lastUpdateMs = PrepareAbort, now
+	if commit {
+		next.state = PrepareCommit
+	}
+	if m.state != Ongoing {
+		// Aborting a transaction that may not have begun.
+		next.partitions = map[TopicPartition]struct{}{}
+		next.startMs = now
+	}
+	if err := c.transition(ctx, m, next); err != nil {
+		return none, err
+	}
+	out := ProducerIDAndEpoch{ProducerID: m.producerID, ProducerEpoch: m.epoch}
+	if m.nextProducer != noProducerID {
+		out = ProducerIDAndEpoch{ProducerID: m.nextProducer, ProducerEpoch: 0}
+	}
+	c.startCompletion(m)
+	return out, nil
+}
+
+// AddPartitionsImplicit adds partitions to the producer's transaction on
+// its behalf, for a transaction version 2 producer that writes to them
+// (Produce v12, TxnOffsetCommit v5) without AddPartitionsToTxn. It opens a
+// transaction if none is open, and returns once the state is durable.
+func (c *Coordinator) AddPartitionsImplicit(ctx context.Context, transactionalID string, producerID int64, producerEpoch int16, partitions []TopicPartition) error {
+	return c.settledThen(ctx, func() error {
+		return c.addPartitions(ctx, transactionalID, producerID, producerEpoch, partitions, clientV2)
+	})
+}
+
+// settledThen runs attempt, and while it answers CONCURRENT_TRANSACTIONS
+// waits for a state write to settle and runs it again, up to
+// Config.AddPartitionsWait. A producer begins its next transaction as soon
+// as EndTxn answers, usually before the markers of the last one are
+// written; waiting here spares it a round of client back-off (Kafka's
+// brokers retry such adds too).
+func (c *Coordinator) settledThen(ctx context.Context, attempt func() error) error {
+	if c.cfg.AddPartitionsWait < 0 {
+		return attempt()
+	}
+	timer := time.NewTimer(c.cfg.AddPartitionsWait)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		settled := c.settled
+		c.mu.Unlock()
+		err := attempt()
+		if !errors.Is(err, kerr.ConcurrentTransactions) {
+			return err
+		}
+		select {
+		case <-settled:
+		case <-ctx.Done():
+			return err
+		case <-timer.C:
+			return err
+		}
+	}
+}
