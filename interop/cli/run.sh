@@ -3,7 +3,9 @@
 # Prints PASS/FAIL per check and the closing line "interop-cli: N passed, M failed".
 # Every command is bounded by `timeout`; consumers read by partition, except the consumer-group
 # checks (INTEROP_GROUPS=0 skips them), which drive kafka-console-consumer --group and
-# kafka-consumer-groups.
+# kafka-consumer-groups. The transaction checks (INTEROP_TXN=0 skips them) copy records with Kafka's
+# TransactionalMessageCopier, hold a transaction open with TxnHold.java (a single-file Java program on
+# Kafka's client jars) and inspect both with kafka-transactions list / describe / describe-producers.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 TOOL="$HERE/../kafka/tool.sh"
@@ -14,8 +16,15 @@ T1="interop-cli-one-$SUFFIX"    # 1 partition: console round trip, offsets
 TK="interop-kcat-$SUFFIX"       # 1 partition: kcat round trip
 TG="interop-cli-group-$SUFFIX"  # 2 partitions: consumer-group tools
 G="interop-cli-group-$SUFFIX"
+TXI="interop-cli-txn-in-$SUFFIX"      # 1 partition: copier input
+TXO="interop-cli-txn-out-$SUFFIX"     # 1 partition: copier output (transactional)
+TXH="interop-cli-txn-held-$SUFFIX"    # 1 partition: an open transaction's records
+TXC="interop-cli-txn-copier-$SUFFIX"  # the copier's transactional id and group
+TXHID="interop-cli-txn-held-$SUFFIX"  # TxnHold's transactional id
+KAFKA_LIB="$HERE/../kafka/lib"
 WORK="$(mktemp -d /tmp/interop-cli.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
+HOLD_PID=""
+trap '[ -n "$HOLD_PID" ] && kill "$HOLD_PID" 2> /dev/null; rm -rf "$WORK"' EXIT
 PASSED=0; FAILED=0
 
 # check NAME FUNCTION: runs FUNCTION; its stdout/stderr go to a log shown only on failure.
@@ -179,6 +188,107 @@ groups_delete() {
   echo "$out"; ! grep -qx "$G" <<< "$out"
 }
 
+# ---- transactions: TransactionalMessageCopier copies 10 records in transactions of 3 (consume-
+# transform-produce with offsets in the transaction); TxnHold keeps a transaction open on TXH so that
+# kafka-transactions has an Ongoing transaction to list and describe, then commits it.
+kafka_java() { timeout 120 java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  -Dlog4j2.configurationFile="$HERE/../kafka/tools-log4j2.properties" -cp "$KAFKA_LIB/*" "$@"; }
+read_committed() { # TOPIC N: the first N values of partition 0, read_committed
+  tool kafka-console-consumer --bootstrap-server "$B" --topic "$1" --partition 0 --offset earliest \
+    --max-messages "$2" --timeout-ms 30000 --isolation-level read_committed
+}
+# txn_row TRANSACTIONAL_ID: kafka-transactions describe's data row for it (fields split by whitespace).
+describe_txn() {
+  local out; out=$(tool kafka-transactions --bootstrap-server "$B" describe --transactional-id "$1") || return 1
+  echo "$out" >&2
+  awk -v id="$1" '$2 == id' <<< "$out"
+}
+
+txn_copier() {
+  local t
+  for t in "$TXI" "$TXO" "$TXH"; do
+    tool kafka-topics --bootstrap-server "$B" --create --topic "$t" --partitions 1 --replication-factor 1 || return 1
+  done
+  seq 1 10 | sed 's/^/m/' | tool kafka-console-producer --bootstrap-server "$B" --topic "$TXI" --sync || return 1
+  kafka_java org.apache.kafka.tools.TransactionalMessageCopier --broker-list "$B" --input-topic "$TXI" \
+    --input-partition 0 --output-topic "$TXO" --transactional-id "$TXC" --consumer-group "$TXC" \
+    --max-messages 10 --transaction-size 3 --transaction-timeout 30000 || return 1
+  local got; got=$(read_committed "$TXO" 10) || return 1
+  expect_eq "$got" "$(seq 1 10 | sed 's/^/m/')"
+}
+
+txn_hold_open() {
+  mkfifo "$WORK/hold.in" || return 1
+  kafka_java "$HERE/TxnHold.java" "$B" "$TXHID" "$TXH" 3 < "$WORK/hold.in" > "$WORK/hold.out" 2>&1 &
+  HOLD_PID=$!
+  exec 7> "$WORK/hold.in" # TxnHold commits when this closes
+  local deadline=$((SECONDS + 90))
+  until grep -qx open "$WORK/hold.out"; do
+    if ! kill -0 "$HOLD_PID" 2> /dev/null || [ $SECONDS -ge $deadline ]; then cat "$WORK/hold.out"; return 1; fi
+    sleep 0.2
+  done
+}
+
+transactions_list() {
+  local out; out=$(tool kafka-transactions --bootstrap-server "$B" list) || return 1
+  echo "$out"
+  # Columns: TransactionalId Coordinator ProducerId TransactionState
+  awk -v id="$TXHID" '$1 == id && $4 == "Ongoing" { ok = 1 } END { exit !ok }' <<< "$out" ||
+    { echo "want $TXHID Ongoing"; return 1; }
+  awk -v id="$TXC" '$1 == id && $4 == "CompleteCommit" { ok = 1 } END { exit !ok }' <<< "$out" ||
+    { echo "want $TXC CompleteCommit"; return 1; }
+  # Filters: by id pattern, and by duration (the held transaction has run for more than 1 ms, not
+  # for a day; Kafka applies the duration to finished transactions too, from their last start).
+  out=$(tool kafka-transactions --bootstrap-server "$B" list --transactional-id-pattern "interop-cli-txn-held-.*") || return 1
+  echo "$out"
+  awk 'NR > 1' <<< "$out" | awk '{ print $1 }' | grep -qx "$TXHID" || return 1
+  ! grep -q "$TXC" <<< "$out" || { echo "pattern filter kept $TXC"; return 1; }
+  out=$(tool kafka-transactions --bootstrap-server "$B" list --duration-filter 1) || return 1
+  echo "$out"
+  grep -q "$TXHID" <<< "$out" || return 1
+  out=$(tool kafka-transactions --bootstrap-server "$B" list --duration-filter 86400000) || return 1
+  echo "$out"
+  ! grep -q "$TXHID" <<< "$out"
+}
+
+transactions_describe() {
+  local row; row=$(describe_txn "$TXHID") || return 1
+  echo "$row"
+  # Columns: CoordinatorId TransactionalId ProducerId ProducerEpoch TransactionState
+  # TransactionTimeoutMs CurrentTransactionStartTimeMs TransactionDurationMs TopicPartitions
+  awk -v tp="$TXH-0" '$5 == "Ongoing" && $6 == 120000 && $7 ~ /^[0-9]+$/ && $NF ~ tp { ok = 1 } END { exit !ok }' <<< "$row"
+}
+
+transactions_describe_producers() {
+  local out; out=$(tool kafka-transactions --bootstrap-server "$B" describe-producers --topic "$TXH" --partition 0) || return 1
+  echo "$out"
+  # Columns: ProducerId ProducerEpoch LatestCoordinatorEpoch LastSequence LastTimestamp
+  # CurrentTransactionStartOffset; one producer, its transaction open from offset 0, 3 records.
+  local rows; rows=$(awk 'NR > 1 && NF > 0' <<< "$out")
+  [ "$(wc -l <<< "$rows")" = 1 ] || { echo "want one producer row"; return 1; }
+  awk '$4 == 2 && $6 == 0 { ok = 1 } END { exit !ok }' <<< "$rows"
+}
+
+txn_hold_commit() {
+  exec 7>&- # end of input: TxnHold commits
+  local deadline=$((SECONDS + 60))
+  while kill -0 "$HOLD_PID" 2> /dev/null; do
+    [ $SECONDS -lt $deadline ] || { echo "TxnHold did not finish"; return 1; }
+    sleep 0.2
+  done
+  wait "$HOLD_PID" || { cat "$WORK/hold.out"; return 1; }
+  HOLD_PID=""
+  grep -qx committed "$WORK/hold.out" || { cat "$WORK/hold.out"; return 1; }
+  local row; row=$(describe_txn "$TXHID") || return 1
+  echo "$row"
+  awk '$5 == "CompleteCommit" { ok = 1 } END { exit !ok }' <<< "$row" || return 1
+  local out; out=$(tool kafka-transactions --bootstrap-server "$B" describe-producers --topic "$TXH" --partition 0) || return 1
+  echo "$out"
+  awk 'NR > 1 && NF > 0 && $6 == "None" { ok = 1 } END { exit !ok }' <<< "$out" || return 1
+  local got; got=$(read_committed "$TXH" 3) || return 1
+  expect_eq "$got" $'held-0\nheld-1\nheld-2'
+}
+
 check topics_create topics_create
 check topics_create_duplicate_fails topics_create_duplicate_fails
 check topics_list topics_list
@@ -196,6 +306,16 @@ if [ "${INTEROP_GROUPS:-1}" != 0 ]; then
   fi
 else
   echo "SKIP groups_* (INTEROP_GROUPS=0)"
+fi
+if [ "${INTEROP_TXN:-1}" != 0 ]; then
+  if check txn_copier_read_committed txn_copier && check txn_hold_open txn_hold_open; then
+    check transactions_list transactions_list
+    check transactions_describe transactions_describe
+    check transactions_describe_producers transactions_describe_producers
+    check txn_hold_commit_then_describe txn_hold_commit
+  fi
+else
+  echo "SKIP txn_* (INTEROP_TXN=0)"
 fi
 if command -v kcat > /dev/null; then
   check kcat_metadata kcat_metadata

@@ -10,7 +10,8 @@ import java.util.List;
  *
  * INTEROP_AUTOCREATE_OFF=1 adds the checks that need a broker with auto.create.topics.enable=false;
  * The classic consumer-group checks always run (INTEROP_GROUPS=0 skips them); INTEROP_GROUPS_CONSUMER=1
- * adds the same checks with the KIP-848 "consumer" group protocol.
+ * adds the same checks with the KIP-848 "consumer" group protocol. The transaction checks run
+ * always (INTEROP_TXN=0 skips them).
  */
 public final class Main {
     public static void main(String[] args) {
@@ -34,6 +35,12 @@ public final class Main {
             new GroupConsumerSuite(bootstrap, checks, "consumer").run();
         } else {
             System.out.println("SKIP group_consumer_* (set INTEROP_GROUPS_CONSUMER=1)");
+        }
+
+        if (!"0".equals(System.getenv("INTEROP_TXN"))) {
+            new TransactionSuite(bootstrap, checks).run();
+        } else {
+            System.out.println("SKIP txn_* (INTEROP_TXN=0)");
         }
 
         System.out.println("interop-java: " + checks.passed() + " passed, " + checks.failed() + " failed");
