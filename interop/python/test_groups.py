@@ -13,6 +13,11 @@ each step. Once the group is stable every partition has exactly one owner (by th
 assignments, sampled repeatedly, and by DescribeConsumerGroups); no record is skipped; none is
 consumed twice except what the crashed member had read but not committed; everything ends up
 committed.
+
+Membership with kafka-python (classic protocol, the only one it speaks): the same with kafka-python
+members (`python test_groups.py kafka-python-member ...`) whose 6 s session timeout (the broker's
+default group.min.session.timeout.ms) takes a crashed member out; after every member left, records
+produced to the empty group are read by a restarted member, and by nobody else.
 """
 import os
 import signal
@@ -212,13 +217,13 @@ def _member_main(bootstrap, group, topic):
 class _Member:
     """The test's handle on a child member: its current assignment and the records it reported."""
 
-    def __init__(self, name, group, topic, ledger):
+    def __init__(self, name, group, topic, ledger, kind="member"):
         self.name = name
         self.owns = set()
         self.left = False
         self.log = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "member", scenario.bootstrap(), group, topic],
+            [sys.executable, os.path.abspath(__file__), kind, scenario.bootstrap(), group, topic],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.reader = threading.Thread(target=self._read, args=(ledger,), daemon=True)
         self.reader.start()
@@ -281,12 +286,17 @@ def _split_exactly(members):
     return all(m.owns for m in members) and sorted(owned) == list(range(MEMBER_PARTITIONS))
 
 
-def _described_stable(admin, group, n):
+def _described_stable(admin, group, n, type_=ConsumerGroupType.CONSUMER, partitions=None):
+    """DescribeConsumerGroups: `group` is of `type_`, stable with n members and, when `partitions`
+    is given, assigns each of those partitions to exactly one member."""
     try:
         d = admin.describe_consumer_groups([group], request_timeout=10)[group].result(timeout=15)
     except Exception:
         return False
-    return d.type == ConsumerGroupType.CONSUMER and d.state == ConsumerGroupState.STABLE and len(d.members) == n
+    if d.type != type_ or d.state != ConsumerGroupState.STABLE or len(d.members) != n:
+        return False
+    assigned = sorted(tp.partition for m in d.members for tp in (m.assignment.topic_partitions if m.assignment else []))
+    return partitions is None or assigned == list(range(partitions))
 
 
 def _stable_for(samples, cond):
@@ -379,5 +389,170 @@ def test_confluent_consumer_protocol_members_join_leave_crash_and_return():
                 f"record {v} consumed by {by}: a committed record was consumed again"
 
 
+# ---- membership with kafka-python (classic protocol): members in child processes
+
+KAFKA_PYTHON_MEMBERSHIP_DEADLINE_S = 120
+
+
+def _kafka_python_member_main(bootstrap, group, topic):
+    """Child side of the kafka-python churn test; speaks the same stdout/stdin protocol as
+    _member_main. Its 6 s session timeout is the broker's default group.min.session.timeout.ms,
+    so a crashed member is out of the group 6 s after it died."""
+    import logging
+
+    from kafka import ConsumerRebalanceListener
+    from kafka.structs import OffsetAndMetadata
+
+    # The coordinator's joins, syncs and heartbeat failures, for the test's report if it fails.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("kafka.coordinator").setLevel(logging.INFO)
+    closing = threading.Event()
+
+    def read_stdin():
+        for line in sys.stdin:
+            if line.strip() == "close":
+                break
+        closing.set()
+
+    threading.Thread(target=read_stdin, daemon=True).start()
+    pending = {}  # KTopicPartition -> next offset to commit
+    c = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
+                      auto_offset_reset="earliest", request_timeout_ms=30000, session_timeout_ms=6000,
+                      heartbeat_interval_ms=1000)
+
+    def commit():
+        if not pending:
+            return
+        offsets = dict(pending)
+        try:
+            c.commit({tp: OffsetAndMetadata(o, "", -1) for tp, o in offsets.items()})
+        except Exception as e:  # retried on the next loop
+            print(f"commit: {e!r}", file=sys.stderr, flush=True)
+            return
+        for tp, o in offsets.items():
+            if pending.get(tp) == o:
+                del pending[tp]
+
+    class Listener(ConsumerRebalanceListener):
+        def on_partitions_revoked(self, revoked):
+            commit()
+            for tp in revoked:
+                pending.pop(tp, None)
+
+        def on_partitions_assigned(self, assigned):
+            pass
+
+        def on_partitions_lost(self, lost):
+            for tp in lost:
+                pending.pop(tp, None)
+
+    c.subscribe([topic], listener=Listener())
+    last = None
+    while not closing.is_set():
+        for tp, msgs in c.poll(timeout_ms=100).items():
+            for m in msgs:
+                print(f"consumed {m.partition} {m.offset} {m.value.decode()}", flush=True)
+                pending[tp] = m.offset + 1
+        commit()
+        owns = ",".join(str(p) for p in sorted(tp.partition for tp in c.assignment()))
+        if owns != last:
+            print(f"owns {owns}", flush=True)
+            last = owns
+    commit()
+    c.close(autocommit=False)
+    print("left", flush=True)
+
+
+def test_kafka_python_members_join_leave_crash_and_return():
+    """kafka-python members of a classic group: three join; one leaves (close, LeaveGroup); one
+    crashes (SIGKILL); both come back; all leave and a restarted member reads what was produced
+    meanwhile. Checks as in the confluent test above, with the broker's view of a classic group."""
+    topic = _new_topic("interop-kafkapy-members", MEMBER_PARTITIONS)
+    group = scenario.topic_name("interop-kafkapy-members")
+    admin = AdminClient({"bootstrap.servers": scenario.bootstrap()})
+    deadline = time.monotonic() + KAFKA_PYTHON_MEMBERSHIP_DEADLINE_S
+    ledger = _Ledger()
+    produced = []
+    started = []
+
+    def start(name):
+        m = _Member(name, group, topic, ledger, kind="kafka-python-member")
+        started.append(m)
+        return m
+
+    def settle(what, members):
+        def stable():
+            return _split_exactly(members) and _described_stable(
+                admin, group, len(members), ConsumerGroupType.CLASSIC, MEMBER_PARTITIONS)
+        try:
+            _eventually(what, _stable_for(5, stable), deadline)
+        except AssertionError as e:
+            try:
+                d = admin.describe_consumer_groups([group], request_timeout=10)[group].result(timeout=15)
+                seen = (d.type, d.state, [[tp.partition for tp in m.assignment.topic_partitions] for m in d.members])
+            except Exception as err:
+                seen = err
+            raise AssertionError(f"{e}; members own {[(m.name, m.owns) for m in members]}; described {seen}") from None
+
+    def consumed_all(what):
+        _eventually(f"{len(produced)} records consumed {what}", lambda: ledger.has_all(produced), deadline)
+
+    def committed_all(when):
+        committed = _confluent_committed(topic, group, "classic", MEMBER_PARTITIONS)
+        assert sum(committed.values()) == len(produced), (when, committed, len(produced))
+
+    try:
+        produced += _produce_tagged(topic, "before")
+        a, b, c = start("a"), start("b"), start("c")
+        produced += _produce_tagged(topic, "joining")
+        settle("3 members own 2 partitions each", [a, b, c])
+        assert [len(m.owns) for m in (a, b, c)] == [2, 2, 2], [m.owns for m in (a, b, c)]
+        consumed_all("by 3 members")
+
+        a.leave()
+        produced += _produce_tagged(topic, "after-leave")
+        settle("the 2 remaining members own all 6 partitions", [b, c])
+        consumed_all("after a leave")
+
+        b.crash()
+        produced += _produce_tagged(topic, "after-crash")
+        settle("the last member owns all 6 partitions once the crashed one's session expired", [c])
+        consumed_all("after a crash")
+
+        a2, b2 = start("a2"), start("b2")
+        produced += _produce_tagged(topic, "rejoining")
+        settle("3 members own 2 partitions each again", [c, a2, b2])
+        consumed_all("after the return")
+
+        for m in (c, a2, b2):
+            m.leave()
+        committed_all("after every member left")
+        produced += _produce_tagged(topic, "while-empty")
+        d = start("d")
+        settle("a restarted member owns every partition", [d])
+        consumed_all("by the restarted member")
+        d.leave()
+        committed_all("at the end")
+    except Exception:
+        for m in started:
+            m.kill_if_running()
+            print(f"--- member {m.name} stderr:\n{m.stderr()}", file=sys.stderr)
+        raise
+    finally:
+        for m in started:
+            m.kill_if_running()
+
+    with ledger.lock:
+        unexpected = set(ledger.by) - set(produced)
+        assert not unexpected, f"consumed records never produced: {sorted(unexpected)[:10]}"
+        for v in produced:
+            by = ledger.by.get(v, [])
+            assert by, f"record {v} skipped"
+            assert len(by) == 1 or (len(by) == 2 and by[0] == "b" and by[1] != "b"), \
+                f"record {v} consumed by {by}: a committed record was consumed again"
+
+
 if __name__ == "__main__" and len(sys.argv) == 5 and sys.argv[1] == "member":
     _member_main(*sys.argv[2:])
+if __name__ == "__main__" and len(sys.argv) == 5 and sys.argv[1] == "kafka-python-member":
+    _kafka_python_member_main(*sys.argv[2:])

@@ -28,11 +28,13 @@ public final class Main {
 
         if (!"0".equals(System.getenv("INTEROP_GROUPS"))) {
             new GroupConsumerSuite(bootstrap, checks, "classic").run();
+            new GroupChurnSuite(bootstrap, checks, "classic").run();
         } else {
             System.out.println("SKIP group_classic_* (INTEROP_GROUPS=0)");
         }
         if ("1".equals(System.getenv("INTEROP_GROUPS_CONSUMER"))) {
             new GroupConsumerSuite(bootstrap, checks, "consumer").run();
+            new GroupChurnSuite(bootstrap, checks, "consumer").run();
         } else {
             System.out.println("SKIP group_consumer_* (set INTEROP_GROUPS_CONSUMER=1)");
         }
