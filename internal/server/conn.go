@@ -104,7 +104,7 @@ func (c *conn) serve() {
 	defer c.s.forget(c)
 	fr := wire.NewFrameReader(c.nc, c.s.cfg.MaxRequestSize)
 	for {
-		frame, err := fr.ReadFrame(nil)
+		frame, err := fr.ReadFrameFrom(frameBuffer)
 		if err != nil {
 			var sizeErr *wire.FrameSizeError
 			switch {
@@ -131,6 +131,7 @@ func (c *conn) serve() {
 			c.give()
 			break
 		}
+		recycleFrame(p.apiKey, frame)
 		c.enqueue(p)
 	}
 	c.enqueue(&pending{last: true})

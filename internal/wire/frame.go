@@ -66,6 +66,15 @@ func NewFrameReader(r io.Reader, max int32) *FrameReader {
 // before closing; an oversized frame returns ErrFrameTooLarge having read
 // only the prefix. buf is reused when it is large enough.
 func (fr *FrameReader) ReadFrame(buf []byte) ([]byte, error) {
+	return fr.ReadFrameFrom(func(int32) []byte { return buf })
+}
+
+// ReadFrameFrom is ReadFrame with the buffer chosen once the frame's size
+// is known and accepted: get(size) returns a buffer whose capacity is used
+// if it is large enough (nil for a fresh one). It is not called for a
+// refused size, and a smaller buffer is grown in bounded steps as bytes
+// arrive, so get need not trust size.
+func (fr *FrameReader) ReadFrameFrom(get func(size int32) []byte) ([]byte, error) {
 	if _, err := io.ReadFull(fr.r, fr.prefix[:]); err != nil {
 		return nil, err
 	}
@@ -73,7 +82,7 @@ func (fr *FrameReader) ReadFrame(buf []byte) ([]byte, error) {
 	if size < 0 || size > fr.max {
 		return nil, &FrameSizeError{Size: size, Max: fr.max}
 	}
-	frame, err := readGrowing(fr.r, int(size), buf[:0])
+	frame, err := readGrowing(fr.r, int(size), get(size)[:0])
 	if err != nil {
 		return nil, err
 	}
