@@ -41,12 +41,15 @@ modes:
                 partition owned by exactly one member (rebalance_ms)
   commits       one group member commits offsets synchronously in a loop for
                 -duration; commits/s and commit latency
+  txn           transactional producers (-producers) commit transactions of
+                -records-per-txn records over -partitions; txn/s, txn p50/p99
 
 common flags:
   -brokers host:port   broker address (default 127.0.0.1:9092)
   -json                print JSON instead of key=value
   -pid N               broker pid: sample its RSS (VmRSS) during the run
   -tag key=value       add a field to every result (repeatable)
+  -cpuprofile FILE     write the load tool's own CPU profile (is the tool the limit?)
 
 examples:
   karst bench apiversions -brokers 127.0.0.1:9092 -conns 1,64 -duration 5s
@@ -77,6 +80,9 @@ type benchCommon struct {
 	json    bool
 	pid     int
 	tags    benchTags
+	// cpuProfile names a file for the load tool's own CPU profile, to
+	// check that the tool is not what limits a run.
+	cpuProfile string
 }
 
 func (c *benchCommon) register(fs *flag.FlagSet) {
@@ -84,6 +90,7 @@ func (c *benchCommon) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.json, "json", false, "print JSON objects instead of key=value lines")
 	fs.IntVar(&c.pid, "pid", 0, "broker `pid` whose RSS to sample (0: none)")
 	fs.Var(&c.tags, "tag", "`key=value` added to every result (repeatable)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write the load tool's own CPU profile to this `file`")
 }
 
 func registerProducer(fs *flag.FlagSet, p *bench.ProducerConfig, linger time.Duration) {
@@ -94,7 +101,8 @@ func registerProducer(fs *flag.FlagSet, p *bench.ProducerConfig, linger time.Dur
 		p.BatchBytes = int32(n)
 		return err
 	})
-	fs.IntVar(&p.MaxBuffered, "max-buffered", 0, "records buffered before sending blocks (0: franz-go default, 10000)")
+	fs.IntVar(&p.MaxBuffered, "max-buffered", 0, "records buffered before sending blocks (0: franz-go default, 10000, unless -max-buffered-bytes is set)")
+	fs.IntVar(&p.MaxBufferedBytes, "max-buffered-bytes", 0, "record bytes buffered before sending blocks (buffer.memory; 0: no byte limit)")
 	fs.StringVar(&p.Compression, "compression", "none", "none, gzip, snappy, lz4 or zstd")
 	fs.BoolVar(&p.NoIdempotence, "no-idempotence", false, "turn off the idempotent producer (acks=-1 only)")
 }
@@ -112,6 +120,7 @@ func benchMain(args []string) int {
 		return 0
 	}
 	mode, args := args[0], args[1:]
+	loadToolGC()
 	fs := flag.NewFlagSet("karst bench "+mode, flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	var common benchCommon
@@ -182,6 +191,7 @@ func benchMain(args []string) int {
 		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "stop after this long")
 		fetchMax := fs.Int("fetch-max-bytes", 0, "fetch.max.bytes (0: franz-go default)")
 		partMax := fs.Int("partition-max-bytes", 0, "max.partition.fetch.bytes (0: franz-go default)")
+		registerIsolation(fs, &cfg)
 		run = func() []*bench.Result {
 			cfg.Addr, cfg.Pid = common.brokers, common.pid
 			cfg.FetchMaxBytes, cfg.PartitionMaxBytes = int32(*fetchMax), int32(*partMax)
@@ -223,6 +233,8 @@ func benchMain(args []string) int {
 			cfg.Addr, cfg.Pid, cfg.Partitions = common.brokers, common.pid, int32(*partitions)
 			return []*bench.Result{bench.Commits(ctx, cfg)}
 		}
+	case "txn":
+		run = benchTxnMode(ctx, fs, &common)
 	default:
 		fmt.Fprintf(os.Stderr, "karst bench: unknown mode %q\n\n%s", mode, benchUsage)
 		return exitUsage
@@ -241,8 +253,15 @@ func benchMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "karst bench %s: unexpected arguments %q\n", mode, fs.Args())
 		return exitUsage
 	}
+	stopProfile, err := startCPUProfile(common.cpuProfile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "karst bench:", err)
+		return 1
+	}
+	results := run()
+	stopProfile()
 	status := 0
-	for _, r := range run() {
+	for _, r := range results {
 		for _, kv := range common.tags {
 			k, v, _ := strings.Cut(kv, "=")
 			r.SetString(k, v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -20,7 +21,11 @@ type ProducerConfig struct {
 	Linger      time.Duration // linger.ms
 	BatchBytes  int32         // batch.size; 0 keeps franz-go's default (1 MB)
 	MaxBuffered int           // records buffered before Produce blocks; 0 keeps franz-go's default
-	Compression string        // none (default), gzip, snappy, lz4, zstd
+	// MaxBufferedBytes is buffer.memory: record bytes buffered before
+	// Produce blocks; 0 for no byte limit. When set and MaxBuffered is
+	// not, the record count is not limited either.
+	MaxBufferedBytes int
+	Compression      string // none (default), gzip, snappy, lz4, zstd
 	// NoIdempotence turns off the idempotent producer (InitProducerId);
 	// it is always off unless acks=all.
 	NoIdempotence bool
@@ -45,8 +50,14 @@ func (p ProducerConfig) opts() ([]kgo.Opt, error) {
 	if p.BatchBytes > 0 {
 		o = append(o, kgo.ProducerBatchMaxBytes(p.BatchBytes))
 	}
-	if p.MaxBuffered > 0 {
+	switch {
+	case p.MaxBuffered > 0:
 		o = append(o, kgo.MaxBufferedRecords(p.MaxBuffered))
+	case p.MaxBufferedBytes > 0:
+		o = append(o, kgo.MaxBufferedRecords(math.MaxInt32))
+	}
+	if p.MaxBufferedBytes > 0 {
+		o = append(o, kgo.MaxBufferedBytes(p.MaxBufferedBytes))
 	}
 	codec, err := compressionCodec(p.Compression)
 	if err != nil {

@@ -19,7 +19,8 @@ type ConsumeConfig struct {
 	// max.partition.fetch.bytes; 0 keeps franz-go's defaults.
 	FetchMaxBytes     int32
 	PartitionMaxBytes int32
-	Pid               int // broker pid whose RSS to sample, 0 for none
+	Pid               int    // broker pid whose RSS to sample, 0 for none
+	Isolation         string // read_uncommitted (default) or read_committed
 }
 
 // Consume reads Topic from the start of every partition, without a group,
@@ -44,6 +45,15 @@ func Consume(ctx context.Context, cfg ConsumeConfig) *Result {
 		// A partition that is read to its end should not hold the run:
 		// wait briefly for more, then check the bounds again.
 		kgo.FetchMaxWait(500 * time.Millisecond),
+	}
+	isolation, err := isolationOpt(cfg.Isolation)
+	if err != nil {
+		res.Fail(err)
+		return res
+	}
+	opts = append(opts, isolation)
+	if cfg.Isolation != "" {
+		res.SetString("isolation", cfg.Isolation)
 	}
 	if cfg.FetchMaxBytes > 0 {
 		opts = append(opts, kgo.FetchMaxBytes(cfg.FetchMaxBytes))

@@ -15,6 +15,10 @@
 //     ApiVersions.
 //   - Produce, Consume, E2E: records through franz-go clients; throughput,
 //     and for E2E the latency from send to receive at a fixed rate.
+//   - Txn: transactional producers committing small transactions back to
+//     back; transactions per second and the time of one transaction.
+//     Consume's Isolation (read_committed) measures what transaction
+//     markers and the last stable offset cost a reader.
 //
 // Latencies go into a Histogram, a small log-linear (HDR-style) histogram
 // with a bounded relative error, so percentiles cost constant memory however
