@@ -18,8 +18,8 @@ import (
 // the same data directory. Every record read before the kill was committed
 // then, so afterwards none may be read again (a lost commit, or a member
 // sent back to an older offset, would show), the records produced after the
-// restart are all read (by classic members, possibly twice while Karst
-// does not restore them: see classicMembersSurviveBrokerRestart), and each
+// restart are all read, once (classic members are restored with their
+// generation: see classicMembersSurviveBrokerRestart), and each
 // group settles again with one owner per partition. The variants run side
 // by side, each in its own group.
 func TestGroupsContinueAcrossBrokerSIGKILL(t *testing.T) {
@@ -123,14 +123,13 @@ func TestGroupsContinueAcrossBrokerSIGKILL(t *testing.T) {
 // classicMembersSurviveBrokerRestart says whether the broker restores a
 // classic group's members (and their generation) from __consumer_offsets
 // at start, as Kafka does (GroupMetadataManager.onLoaded reschedules each
-// loaded member's heartbeat). Karst does not yet: its classic groups come
-// back Empty, a running member's next heartbeat or commit gets
-// UNKNOWN_MEMBER_ID and it joins again, and the records it read after the
-// restart but could not commit go to the partition's owner once more.
-// While false, that one redelivery of records produced after the restart
-// is tolerated for classic groups (and logged); records committed before
-// the kill must still never come back.
-const classicMembersSurviveBrokerRestart = false
+// loaded member's heartbeat). Karst does (internal/group/load_classic.go):
+// running members carry on with their member id and generation, so no
+// record read after the restart is read again. Set to false, a redelivery
+// of records produced after the restart would be tolerated for classic
+// groups (and logged); records committed before the kill must never come
+// back either way.
+const classicMembersSurviveBrokerRestart = true
 
 // withOverrides returns an executable that runs bin with the broker
 // configuration overrides added to its arguments, for karstProcess.

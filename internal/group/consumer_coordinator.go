@@ -156,7 +156,13 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	m.sessionDeadline = now.Add(cfg.SessionTimeout)
 	g.computeTarget()
 	g.reconcile(m, req.Owned, req.OwnedSent, now)
-	wait := g.persist(req.Topics, m)
+	wait, err := g.persist(req.Topics, m)
+	if err != nil {
+		// Kafka fails the heartbeat when its records are not written (the
+		// state they carry is not answered); the member asks again with
+		// what it had, and the retry writes what this one could not.
+		return fail(kerr.CoordinatorNotAvailable, "")
+	}
 	return ConsumerHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch,
 		HeartbeatInterval: cfg.HeartbeatInterval, Assignment: cloneAssignment(m.assigned), Wait: wait}
 }
@@ -256,17 +262,21 @@ func (g *consumerGroup) leave(req ConsumerHeartbeat) ConsumerHeartbeatResult {
 		return ConsumerHeartbeatResult{Err: kerr.UnknownMemberID, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
 	}
 	var wait Durable
+	var err error
 	if req.MemberEpoch == -2 && m.instanceID != nil {
 		// Kafka keeps its assignment under epoch -2 and frees what it
 		// was revoking.
 		m.left, m.epoch = true, -2
 		m.revoking, m.state, m.revokeDeadline = MemberAssignment{}, memberStable, time.Time{}
-		wait = g.persist(req.Topics, m)
+		wait, err = g.persist(req.Topics, m)
 	} else {
 		g.removeMember(m)
 		g.refreshMetadata(req.Topics)
 		g.computeTarget()
-		wait = g.persist(req.Topics)
+		wait, err = g.persist(req.Topics)
+	}
+	if err != nil {
+		return ConsumerHeartbeatResult{Err: kerr.CoordinatorNotAvailable, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
 	}
 	return ConsumerHeartbeatResult{MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, Wait: wait}
 }

@@ -49,10 +49,11 @@ func (m *consumerMember) currentRecord(ids TopicIDs) *currentAssignmentValue {
 // Kafka's order: tombstones of removed members (current assignment,
 // target, metadata), the metadata of touched members, the group epoch,
 // the target assignment, then the touched members' current assignments.
-// A failed write is logged and retried with the next change; the group
-// moves on in memory either way. The result waits for the records to be
-// durable; nil when nothing was written.
-func (g *consumerGroup) persist(view TopicView, touched ...*consumerMember) Durable {
+// A failed write is logged and returned, and what it held is written
+// again with the next change; the group moves on in memory either way.
+// The Durable waits for the records to be durable; nil when nothing was
+// written.
+func (g *consumerGroup) persist(view TopicView, touched ...*consumerMember) (Durable, error) {
 	c := g.holder.c
 	ids := c.idsFor(view)
 	p := &g.persisted
@@ -156,7 +157,7 @@ func (g *consumerGroup) persist(view TopicView, touched ...*consumerMember) Dura
 		}
 	}
 	if len(recs) == 0 {
-		return nil // nothing to wait for
+		return nil, nil // nothing to wait for
 	}
 	wait, err := c.append(g.id, recs)
 	if err != nil {
@@ -167,7 +168,7 @@ func (g *consumerGroup) persist(view TopicView, touched ...*consumerMember) Dura
 				delete(p.members, u.id)
 			}
 		}
-		return nil
+		return nil, err
 	}
 	g.pendingRecords = nil
 	for _, u := range updates {
@@ -180,7 +181,7 @@ func (g *consumerGroup) persist(view TopicView, touched ...*consumerMember) Dura
 	if targetEpochChanged {
 		p.assignmentEpoch = g.assignmentEpoch
 	}
-	return wait
+	return wait, nil
 }
 
 // tombstones are the records that delete the group, in Kafka's order

@@ -23,7 +23,12 @@
 //	            ^                         |                  |
 //	            +-------------------------+------------------+
 //
-// and Dead once deleted. JoinGroup and SyncGroup answers wait until the
+// and Dead once deleted. A group is written to the log (GroupMetadataValue)
+// when a generation gets its assignment and when it empties; after a
+// restart it comes back as written, as Kafka loads it: Stable with its
+// members, their assignments and the generation, so running members
+// carry on without a rebalance, their session timers started again at
+// load (load_classic.go). JoinGroup and SyncGroup answers wait until the
 // rebalance gets far enough; Join and Sync return a channel that receives
 // the one answer, so the handler can wait without blocking its
 // connection's reader.
@@ -31,7 +36,10 @@
 // Locking: the coordinator's map of groups has its own lock; each group
 // has a lock of its own, so groups never wait for one another. A group's
 // records are appended to its __consumer_offsets partition while its lock
-// is held, which keeps the log in the order of the state changes.
+// is held, which keeps the log in the order of the state changes. A
+// request whose records cannot be appended (the partition is not open)
+// is answered COORDINATOR_NOT_AVAILABLE, as Kafka answers, rather than
+// with state the log does not hold.
 //
 // Consumer groups of the KIP-848 protocol (ConsumerGroupHeartbeat) live
 // in the consumer_*.go files: the server-side assignors (uniform, range),

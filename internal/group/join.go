@@ -135,7 +135,9 @@ func (g *classicGroup) updateMember(m *member, req JoinRequest, ch chan JoinResu
 
 // replaceStaticMember gives a static member that rejoined without its id
 // (a restart) a new id, fencing the old one. A stable group whose member
-// kept its subscription carries on without a rebalance.
+// kept its subscription carries on without a rebalance, once the new id
+// is written: if it cannot be, the old id keeps its place and the new
+// incarnation is told to retry, as Kafka reverts the replacement.
 func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest, ch chan JoinResult, now time.Time) {
 	old := g.members[oldID]
 	old.respondJoin(JoinResult{Err: kerr.FencedInstanceID, MemberID: oldID, Generation: -1})
@@ -145,26 +147,16 @@ func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest,
 	m.clientID, m.clientHost = req.ClientID, req.ClientHost
 	m.sessionTimeout, m.rebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
 	m.deadline = now.Add(req.SessionTimeout)
-	delete(g.members, oldID)
-	g.members[newID] = &m
-	for i, id := range g.order {
-		if id == oldID {
-			g.order[i] = newID
-		}
-	}
-	g.static[*req.InstanceID] = newID
-	wasLeader := g.leader == oldID
-	if wasLeader {
-		g.leader = newID
-	}
-	if g.pendingSync[oldID] {
-		delete(g.pendingSync, oldID)
-		g.pendingSync[newID] = true
-	}
+	g.swapMember(old, &m)
 	protocolsChanged := !sameProtocols(m.protocols, req.Protocols)
 	switch {
 	case g.state == Stable && !protocolsChanged:
-		g.persistGroup()
+		if _, err := g.persistGroup(); err != nil {
+			g.swapMember(&m, old)
+			ch <- JoinResult{Err: kerr.CoordinatorNotAvailable, Generation: -1}
+			return
+		}
+		wasLeader := g.leader == newID
 		r := g.currentJoinResult(&m, wasLeader)
 		// The leader gets the members to know the group but keeps the
 		// assignment it has (KIP-814).
@@ -174,5 +166,27 @@ func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest,
 		m.protocols = req.Protocols
 		m.join = ch
 		g.maybePrepareRebalanceOrCompleteJoin(now)
+	}
+}
+
+// swapMember puts to in from's place: its position, leadership, static
+// id and pending SyncGroup.
+func (g *classicGroup) swapMember(from, to *member) {
+	delete(g.members, from.id)
+	g.members[to.id] = to
+	for i, id := range g.order {
+		if id == from.id {
+			g.order[i] = to.id
+		}
+	}
+	if to.instanceID != nil {
+		g.static[*to.instanceID] = to.id
+	}
+	if g.leader == from.id {
+		g.leader = to.id
+	}
+	if g.pendingSync[from.id] {
+		delete(g.pendingSync, from.id)
+		g.pendingSync[to.id] = true
 	}
 }

@@ -28,9 +28,11 @@ type Replayer interface {
 }
 
 // Load rebuilds committed offsets and group state from stored records.
-// Classic groups come back Empty with their generation, protocol type and
-// protocol: members are not restored (in Kafka they would only time out),
-// so returning members join again. Offsets of transactions are pending
+// A classic group comes back as its last GroupMetadataValue left it, as
+// Kafka loads it: with members, Stable at their generation with their
+// assignments, so running members carry on without a rebalance (their
+// session timers start again when the load ends); without, Empty with
+// its generation and protocol type. Offsets of transactions are pending
 // until their producer's marker in the same partition; those without one
 // stay pending for CompleteTransaction. Malformed records are counted and
 // skipped, so one bad record cannot keep the broker from starting.
@@ -82,6 +84,7 @@ func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 	}
 	c.mu.Unlock()
 	c.rebuildTxnIndex()
+	c.startLoadedSessions()
 	return skipped, err
 }
 
@@ -153,25 +156,7 @@ func (c *Coordinator) apply(d decoded, now time.Time) {
 	case keyGroupMetadata:
 		g := c.group(d.group, true)
 		g.mu.Lock()
-		if d.meta == nil {
-			g.generation, g.protocolType, g.protocol = 0, "", ""
-			if len(g.offsets) == 0 {
-				g.state = Dead
-			}
-		} else {
-			g.state = Empty
-			g.generation = d.meta.Generation
-			g.protocolType = d.meta.ProtocolType
-			g.protocol = ""
-			if len(d.meta.Members) > 0 && d.meta.Protocol != nil {
-				g.protocol = *d.meta.Protocol
-			}
-			if d.meta.CurrentStateTimestamp > 0 {
-				g.stateSince = time.UnixMilli(d.meta.CurrentStateTimestamp)
-			} else {
-				g.stateSince = now
-			}
-		}
+		g.replayMetadata(d.meta, now)
 		g.mu.Unlock()
 	}
 }

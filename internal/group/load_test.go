@@ -49,14 +49,16 @@ func TestLoadRebuildsOffsetsAndGenerations(t *testing.T) {
 		t.Fatal("deleted group came back")
 	}
 	d := c2.Describe([]string{"g"})[0]
-	if d.State != "Empty" || d.ProtocolType != "consumer" {
+	if d.State != "Stable" || d.ProtocolType != "consumer" || d.Protocol != "range" || len(d.Members) != 2 {
 		t.Fatalf("%+v", d)
 	}
-	// Members are not restored: the old member must join again, and the
-	// generation carries on.
-	wantErr(t, c2.Heartbeat("g", ids[0], nil, gen), kerr.UnknownMemberID)
+	// A new member joining the restored group starts the next generation.
 	h2 := &harness{t: t, clock: h.clock, store: &memStore{}, c: c2}
 	_, ch := h2.joinNew("g")
+	for _, id := range ids {
+		wantErr(t, c2.Heartbeat("g", id, nil, gen), kerr.RebalanceInProgress)
+		c2.Join(joinReq("g", id))
+	}
 	if r := settle(h2, ch); r.Generation != gen+1 {
 		t.Fatalf("generation %d after restart, want %d", r.Generation, gen+1)
 	}

@@ -79,9 +79,10 @@ func (g *classicGroup) groupMetadataRecord() Record {
 	return Record{Key: groupMetadataKey(g.id), Value: v.AppendTo(nil)}
 }
 
-// persistGroup appends the group's metadata. A failed append is logged:
-// as in Kafka, the previous generation in the log would come back after a
-// restart, which is safe because members are not restored.
+// persistGroup appends the group's metadata. A failed append is logged
+// and returned, for the caller to answer the error; after a restart the
+// previous generation in the log comes back, whose members are told
+// ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID and join again.
 func (g *classicGroup) persistGroup() (Durable, error) {
 	wait, err := g.c.append(g.id, []Record{g.groupMetadataRecord()})
 	if err != nil {

@@ -13,11 +13,19 @@ package handler
 // The share coordinator does not exist yet: that key answers
 // COORDINATOR_NOT_AVAILABLE. Looking up a group coordinator creates
 // __consumer_offsets if needed, and a transaction coordinator
-// __transaction_state, as in Kafka.
+// __transaction_state, as in Kafka. The broker is named only once the
+// key's partition of that topic is open: the partitions of a topic just
+// created open a moment later (storage reconciles asynchronously), and
+// until then the coordinator could not write the key's records, so the
+// answer is COORDINATOR_NOT_AVAILABLE and the client asks again, as
+// Kafka answers while the partition has no leader.
 
 import (
 	"context"
 	"strconv"
+
+	"github.com/karst-broker/karst/internal/group"
+	"github.com/karst-broker/karst/internal/metadata"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -47,7 +55,7 @@ func (b *Broker) handleFindCoordinator(_ context.Context, r *Request) Outcome {
 				msg := err.Error()
 				return kerr.CoordinatorNotAvailable.Code, &msg
 			}
-			return 0, nil
+			return b.coordinatorPartitionReady(metadata.ConsumerOffsetsTopic, key)
 		case coordinatorTransaction:
 			tc := b.txns()
 			if tc == nil {
@@ -57,7 +65,7 @@ func (b *Broker) handleFindCoordinator(_ context.Context, r *Request) Outcome {
 				msg := err.Error()
 				return kerr.CoordinatorNotAvailable.Code, &msg
 			}
-			return 0, nil
+			return b.coordinatorPartitionReady(metadata.TransactionStateTopic, key)
 		case coordinatorShare:
 			return kerr.CoordinatorNotAvailable.Code, nil
 		}
@@ -84,4 +92,25 @@ func (b *Broker) handleFindCoordinator(_ context.Context, r *Request) Outcome {
 		resp.Coordinators = append(resp.Coordinators, c)
 	}
 	return Ready(resp)
+}
+
+// coordinatorPartitionReady answers COORDINATOR_NOT_AVAILABLE while the
+// key's partition of an internal topic that exists is not open in storage.
+// Without the topic (a coordinator that keeps no log) there is nothing to
+// wait for. Both coordinators place a key as Kafka does, by the Java hash
+// of the key modulo the topic's partition count.
+func (b *Broker) coordinatorPartitionReady(topic, key string) (int16, *string) {
+	if b.opts.Metadata == nil || b.opts.Storage == nil {
+		return 0, nil
+	}
+	t, ok := b.opts.Metadata.Image().Topic(topic)
+	if !ok {
+		return 0, nil
+	}
+	p := group.PartitionFor(key, int32(len(t.Partitions)))
+	if _, open := b.opts.Storage.Get(topic, p); !open {
+		msg := "The coordinator is not available: " + topic + "-" + strconv.Itoa(int(p)) + " is not loaded yet."
+		return kerr.CoordinatorNotAvailable.Code, &msg
+	}
+	return 0, nil
 }

@@ -1,10 +1,18 @@
 package handler
 
 import (
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/group"
+	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/storage"
+	"github.com/karst-broker/karst/internal/txn"
 )
 
 func TestFindCoordinatorEveryVersion(t *testing.T) {
@@ -33,6 +41,75 @@ func TestFindCoordinatorEveryVersion(t *testing.T) {
 		resp = f.do(req, v).(*kmsg.FindCoordinatorResponse)
 		if resp.Coordinators[0].ErrorCode != kerr.InvalidRequest.Code {
 			t.Fatalf("v%d bad key type: %+v", v, resp)
+		}
+	}
+}
+
+// TestFindCoordinatorWaitsForThePartition: the coordinator topics are
+// created by the first lookup, but their partitions open only when
+// storage reconciles with the new metadata (asynchronously in the
+// broker); until the key's partition is open the broker is not named.
+func TestFindCoordinatorWaitsForThePartition(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	dir := t.TempDir()
+	mgr, err := storage.Open(dir, func(string) klog.Config { return klog.DefaultConfig() }, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mgr.Close() })
+	// No OnCommit: storage does not follow the metadata until told to.
+	store, err := metadata.OpenStore(&metadata.MemoryLog{}, metadata.StoreOptions{
+		Node: metadata.Node{ID: 1, DefaultPartitions: 1, DefaultReplicationFactor: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gcfg := group.DefaultConfig()
+	tcfg := txn.DefaultConfig()
+	b := NewBroker(Options{NodeID: 1, Logger: logger, Metadata: store, Storage: mgr,
+		Advertised: []Endpoint{{ListenerName: "PLAINTEXT", Host: "127.0.0.1", Port: 9092, SecurityProtocol: "PLAINTEXT"}},
+		Groups:     group.New(gcfg, group.Options{Logger: logger, Store: group.NewOffsetsTopic(store, mgr, 5, 0)}),
+		Txns: txn.New(tcfg, txn.Options{Logger: logger, Store: txn.NewStateTopic(store, mgr, 3, 0),
+			ProducerIDs: txn.NewProducerIDs(func() (int64, error) { return 1 << 40, nil })}),
+	})
+	f := &adminFixture{t: t, b: b, store: store, mgr: mgr, dir: dir}
+	find := func(keyType int8, v int16) (int16, int32) {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.CoordinatorType = keyType
+		if v < 4 {
+			req.CoordinatorKey = "g"
+			resp := f.call(req, v).(*kmsg.FindCoordinatorResponse)
+			return resp.ErrorCode, resp.NodeID
+		}
+		req.CoordinatorKeys = []string{"g"}
+		resp := f.call(req, v).(*kmsg.FindCoordinatorResponse)
+		return resp.Coordinators[0].ErrorCode, resp.Coordinators[0].NodeID
+	}
+	for _, keyType := range []int8{0, 1} {
+		for _, v := range []int16{1, 4} {
+			if code, node := find(keyType, v); code != kerr.CoordinatorNotAvailable.Code || node != -1 {
+				t.Fatalf("key type %d v%d before the partition opens: error %d node %d", keyType, v, code, node)
+			}
+		}
+	}
+	for _, name := range []string{metadata.ConsumerOffsetsTopic, metadata.TransactionStateTopic} {
+		if _, ok := store.Image().Topic(name); !ok {
+			t.Fatalf("%s was not created", name)
+		}
+	}
+	var specs []storage.Spec
+	for _, tp := range store.Image().Topics() {
+		for _, p := range tp.Partitions {
+			specs = append(specs, storage.Spec{TopicPartition: klog.TopicPartition{Topic: tp.Name, Partition: p.ID}, TopicID: klog.TopicID(tp.ID)})
+		}
+	}
+	if err := mgr.Reconcile(specs); err != nil {
+		t.Fatal(err)
+	}
+	for _, keyType := range []int8{0, 1} {
+		for _, v := range []int16{1, 4} {
+			if code, node := find(keyType, v); code != 0 || node != 1 {
+				t.Fatalf("key type %d v%d once open: error %d node %d", keyType, v, code, node)
+			}
 		}
 	}
 }
