@@ -23,8 +23,12 @@ bench_build() {
 }
 
 # karst_cmd DATA PORT prints the argv that serves Karst there, one per line.
+# KARST_ARGS adds arguments, e.g. "--override log.flush.interval.messages=9223372036854775807"
+# for Kafka's page-cache durability (fsync off) instead of Karst's fsync per ack.
 karst_cmd() {
   printf '%s\n' "$KARST" serve --override "listeners=PLAINTEXT://127.0.0.1:$2" --override "log.dirs=$1/data"
+  # shellcheck disable=SC2086 # KARST_ARGS is a list of arguments
+  [ -z "${KARST_ARGS:-}" ] || printf '%s\n' ${KARST_ARGS}
 }
 
 # start_karst DATA PORT starts Karst in the background, waits (bounded) until
