@@ -93,7 +93,7 @@ func (c *Coordinator) complete(id string) {
 		return
 	}
 	commit := m.state == PrepareCommit
-	pid, epoch := m.producerID, m.epoch
+	pid, epoch, version := m.producerID, m.epoch, int8(m.clientVersion)
 	partitions := m.sortedPartitions()
 	statePartition := c.PartitionFor(id)
 	c.unlock()
@@ -116,7 +116,7 @@ func (c *Coordinator) complete(id string) {
 			break
 		}
 		d, err := c.markers.WriteMarker(Marker{TopicPartition: tp, ProducerID: pid, ProducerEpoch: epoch,
-			Commit: commit, StatePartition: statePartition})
+			Commit: commit, StatePartition: statePartition, TransactionVersion: version})
 		if errors.Is(err, ErrPartitionGone) || errors.Is(err, ErrMarkerFenced) {
 			c.logger.Info("skipping a transaction marker", "transactional.id", id, "topic", tp.Topic,
 				"partition", tp.Partition, "reason", err)

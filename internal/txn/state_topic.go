@@ -205,7 +205,7 @@ func (w *LogMarkers) WriteMarker(m Marker) (Durable, error) {
 	}
 	batch := record.BuildMarker(nil, record.Marker{ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
 		CoordinatorEpoch: coordinatorEpoch, Type: typ, Timestamp: w.now().UnixMilli()})
-	res, err := part.Log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: pm.LeaderEpoch})
+	res, err := part.Log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: pm.LeaderEpoch, TransactionVersion: m.TransactionVersion})
 	if errors.Is(err, klog.ErrInvalidProducerEpoch) {
 		return nil, fmt.Errorf("%w: %w", ErrMarkerFenced, err)
 	}

@@ -39,6 +39,10 @@ type Marker struct {
 	// transaction; its leader epoch is the coordinator epoch the marker
 	// carries.
 	StatePartition int32
+	// TransactionVersion is the client's transaction version: under 2 the
+	// log requires the marker's epoch to be newer than the data's, as
+	// Kafka's, since every transaction ends with an epoch bump.
+	TransactionVersion int8
 }
 
 // MarkerWriter writes transaction markers into partition logs. It is
