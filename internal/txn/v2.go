@@ -62,11 +62,17 @@ func (c *Coordinator) EndTxnV2(ctx context.Context, transactionalID string, prod
 	default:
 		valid = producerEpoch == m.epoch
 	}
-	switch {
-	case !valid, m.epoch == math.MaxInt16:
-		return none, kerr.ProducerFenced
-	case m.pending:
+	// While a transition is in flight (a write, or the markers of a
+	// prepared commit or abort) every EndTxn is asked to retry, before
+	// its epoch is judged: the client of the EndTxn that prepared it has
+	// the bumped epoch and may already send the next one (an empty
+	// abort), which must not be fenced. Kafka checks in this order since
+	// KAFKA-18464.
+	if m.pending || m.state.preparing() {
 		return none, kerr.ConcurrentTransactions
+	}
+	if !valid || m.epoch == math.MaxInt16 {
+		return none, kerr.ProducerFenced
 	}
 	current := ProducerIDAndEpoch{ProducerID: m.producerID, ProducerEpoch: m.epoch}
 	retry := retryOnBump || retryOnOverflow
@@ -84,10 +90,6 @@ func (c *Coordinator) EndTxnV2(ctx context.Context, transactionalID string, prod
 	case Empty:
 		if !commit {
 			return c.prepareV2(ctx, m, false)
-		}
-	case PrepareCommit, PrepareAbort:
-		if commit == (m.state == PrepareCommit) {
-			return none, kerr.ConcurrentTransactions
 		}
 	}
 	return none, kerr.InvalidTxnState

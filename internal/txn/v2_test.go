@@ -87,7 +87,7 @@ func TestV2AbortWithoutTransaction(t *testing.T) {
 	if bumped := f.endV2("a", next, false); bumped.ProducerEpoch != next.ProducerEpoch+1 {
 		t.Fatalf("second abort: %+v", bumped)
 	}
-	// Prepared states ask the retry to wait.
+	// Prepared states ask every EndTxn to wait, as Kafka since KAFKA-18464.
 	cur := ProducerIDAndEpoch{pe.ProducerID, pe.ProducerEpoch + 2}
 	f.addV2("a", cur, tp("t", 0))
 	f.q.setHold(true)
@@ -95,11 +95,13 @@ func TestV2AbortWithoutTransaction(t *testing.T) {
 	_, err = f.c.EndTxnV2(ctx, "a", cur.ProducerID, cur.ProducerEpoch, true)
 	wantErr(t, "retry while committing", err, kerr.ConcurrentTransactions)
 	_, err = f.c.EndTxnV2(ctx, "a", cur.ProducerID, cur.ProducerEpoch, false)
-	wantErr(t, "abort while committing", err, kerr.InvalidTxnState)
+	wantErr(t, "abort while committing", err, kerr.ConcurrentTransactions)
 	_, err = f.c.EndTxnV2(ctx, "a", done.ProducerID, done.ProducerEpoch, true)
-	wantErr(t, "new epoch while committing", err, kerr.ProducerFenced)
+	wantErr(t, "new epoch while committing", err, kerr.ConcurrentTransactions)
 	f.q.setHold(false)
 	f.q.run()
+	_, err = f.c.EndTxnV2(ctx, "a", cur.ProducerID, cur.ProducerEpoch, false)
+	wantErr(t, "retry with the other outcome once committed", err, kerr.InvalidTxnState)
 }
 
 func TestV2EpochOverflowMovesToANewProducerID(t *testing.T) {
@@ -196,5 +198,36 @@ func TestV2AddPartitionsWaitsForThePreviousTransaction(t *testing.T) {
 	}
 	if d := f.state("a"); d.State != Ongoing || d.ProducerEpoch != next.ProducerEpoch {
 		t.Fatalf("next transaction: %+v", d)
+	}
+}
+
+// TestV2EndTxnWhileMarkersAreWrittenIsRetried: a client that got the
+// bumped epoch from its commit and at once aborts an empty transaction
+// (franz-go does) is told CONCURRENT_TRANSACTIONS while the commit's
+// markers are written, not fenced (KAFKA-18464); once they are, the abort
+// goes through.
+func TestV2EndTxnWhileMarkersAreWrittenIsRetried(t *testing.T) {
+	f := newFixture(t)
+	pe := f.init("a", 60000)
+	f.addV2("a", pe, tp("t", 0))
+	f.q.setHold(true)
+	next, err := f.c.EndTxnV2(ctx, "a", pe.ProducerID, pe.ProducerEpoch, true)
+	if err != nil || next.ProducerEpoch != pe.ProducerEpoch+1 {
+		t.Fatalf("commit: %+v, %v", next, err)
+	}
+	if d := f.state("a"); d.State != PrepareCommit {
+		t.Fatalf("state while markers are held back: %+v", d)
+	}
+	_, err = f.c.EndTxnV2(ctx, "a", next.ProducerID, next.ProducerEpoch, false)
+	wantErr(t, "abort with the new epoch while markers are written", err, kerr.ConcurrentTransactions)
+	_, err = f.c.EndTxnV2(ctx, "a", next.ProducerID, next.ProducerEpoch, true)
+	wantErr(t, "commit with the new epoch while markers are written", err, kerr.ConcurrentTransactions)
+	f.q.setHold(false)
+	f.q.run()
+	if d := f.state("a"); d.State != CompleteCommit {
+		t.Fatalf("state after the markers: %+v", d)
+	}
+	if after := f.endV2("a", next, false); after.ProducerEpoch != next.ProducerEpoch+1 {
+		t.Fatalf("empty abort after the commit completed: %+v", after)
 	}
 }
