@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"sync"
 	"time"
 
 	klog "github.com/karst-broker/karst/internal/log"
@@ -23,8 +21,6 @@ type OffsetsTopic struct {
 	partitions  int32 // offsets.topic.num.partitions
 	segmentSize int32 // offsets.topic.segment.bytes
 	now         func() time.Time
-
-	mu sync.Mutex // serialises creation
 }
 
 // NewOffsetsTopic returns the store over the broker's metadata and logs.
@@ -37,27 +33,7 @@ func NewOffsetsTopic(meta *metadata.Store, logs *storage.Manager, partitions, se
 
 // Ensure creates __consumer_offsets if it does not exist.
 func (o *OffsetsTopic) Ensure() error {
-	if _, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic); ok {
-		return nil
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if _, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic); ok {
-		return nil
-	}
-	compact, uncompressed := "compact", "producer"
-	configs := map[string]*string{"cleanup.policy": &compact, "compression.type": &uncompressed}
-	if o.segmentSize > 0 {
-		seg := strconv.Itoa(int(o.segmentSize))
-		configs["segment.bytes"] = &seg
-	}
-	_, err := o.meta.CreateTopic(metadata.CreateTopicRequest{
-		Name: metadata.ConsumerOffsetsTopic, NumPartitions: o.partitions, ReplicationFactor: 1, Configs: configs,
-	})
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", metadata.ConsumerOffsetsTopic, err)
-	}
-	return nil
+	return o.meta.EnsureInternalTopic(metadata.ConsumerOffsetsTopic, o.partitions, "producer", o.segmentSize)
 }
 
 // Append writes records to the group's partition as one batch.

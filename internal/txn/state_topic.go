@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/karst-broker/karst/internal/group"
@@ -25,8 +23,6 @@ type StateTopic struct {
 	partitions  int32 // transaction.state.log.num.partitions
 	segmentSize int32 // transaction.state.log.segment.bytes
 	now         func() time.Time
-
-	mu sync.Mutex // serialises creation
 }
 
 // NewStateTopic returns the store over the broker's metadata and logs.
@@ -39,27 +35,7 @@ func NewStateTopic(meta *metadata.Store, logs *storage.Manager, partitions, segm
 
 // Ensure creates __transaction_state if it does not exist.
 func (s *StateTopic) Ensure() error {
-	if _, ok := s.meta.Image().Topic(metadata.TransactionStateTopic); ok {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.meta.Image().Topic(metadata.TransactionStateTopic); ok {
-		return nil
-	}
-	compact, uncompressed := "compact", "uncompressed"
-	configs := map[string]*string{"cleanup.policy": &compact, "compression.type": &uncompressed}
-	if s.segmentSize > 0 {
-		seg := strconv.Itoa(int(s.segmentSize))
-		configs["segment.bytes"] = &seg
-	}
-	_, err := s.meta.CreateTopic(metadata.CreateTopicRequest{
-		Name: metadata.TransactionStateTopic, NumPartitions: s.partitions, ReplicationFactor: 1, Configs: configs,
-	})
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", metadata.TransactionStateTopic, err)
-	}
-	return nil
+	return s.meta.EnsureInternalTopic(metadata.TransactionStateTopic, s.partitions, "uncompressed", s.segmentSize)
 }
 
 // Append writes records to the transactional id's partition as one batch.
