@@ -78,6 +78,7 @@ run_mode() { # run_mode MODE FLAGS...: one bounded load run; its summary line is
 }
 run_mode produce -duration "$LOAD_TIME" -records 50000 -partitions 3 -acks -1
 run_mode consume -duration "$LOAD_TIME" -records 50000
+run_mode consume -duration "$LOAD_TIME" -records 50000 -client raw
 run_mode e2e -duration "$LOAD_TIME" -rate 2000 -partitions 3 -warmup 500ms -drain 3s
 
 if [ -n "$metrics_addr" ]; then

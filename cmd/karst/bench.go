@@ -191,11 +191,20 @@ func benchMain(args []string) int {
 		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "stop after this long")
 		fetchMax := fs.Int("fetch-max-bytes", 0, "fetch.max.bytes (0: franz-go default)")
 		partMax := fs.Int("partition-max-bytes", 0, "max.partition.fetch.bytes (0: franz-go default)")
+		client := fs.String("client", "franz-go", "consumer: franz-go (kgo, records built as kgo.Record) or raw (one connection, hand-written Fetch, batches CRC-checked and records walked in place)")
 		registerIsolation(fs, &cfg)
 		run = func() []*bench.Result {
 			cfg.Addr, cfg.Pid = common.brokers, common.pid
 			cfg.FetchMaxBytes, cfg.PartitionMaxBytes = int32(*fetchMax), int32(*partMax)
-			return []*bench.Result{bench.Consume(ctx, cfg)}
+			switch *client {
+			case "franz-go":
+				return []*bench.Result{bench.Consume(ctx, cfg)}
+			case "raw":
+				return []*bench.Result{bench.ConsumeRaw(ctx, cfg)}
+			}
+			res := bench.NewResult("consume")
+			res.Fail(fmt.Errorf("unknown -client %q (franz-go or raw)", *client))
+			return []*bench.Result{res}
 		}
 	case "e2e":
 		cfg := bench.E2EConfig{}

@@ -28,15 +28,7 @@ type ConsumeConfig struct {
 // rate. Run Produce first to fill the topic. Reading fewer records than
 // asked is not an error if the topic held fewer (short=1 says so).
 func Consume(ctx context.Context, cfg ConsumeConfig) *Result {
-	if cfg.Topic == "" {
-		cfg.Topic = "karst-bench"
-	}
-	if cfg.Records <= 0 {
-		cfg.Records = 1_000_000
-	}
-	if cfg.Duration <= 0 {
-		cfg.Duration = 10 * time.Second
-	}
+	cfg.defaults()
 	res := NewResult("consume")
 	res.SetString("topic", cfg.Topic)
 	opts := []kgo.Opt{

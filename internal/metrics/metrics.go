@@ -1,11 +1,9 @@
 package metrics
 
 import (
-	"strconv"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"sync"
 )
 
 // Metrics is one broker's set of measures. A nil *Metrics is valid and
@@ -15,6 +13,8 @@ type Metrics struct {
 
 	requests        *prometheus.CounterVec
 	requestSeconds  *prometheus.HistogramVec
+	requestTable    requestTable
+	outOfTable      func() *requestSeries // made on first use
 	connections     prometheus.Gauge
 	connectionsOpen *prometheus.CounterVec
 	bytesIn         *prometheus.CounterVec
@@ -30,15 +30,6 @@ func New() *Metrics {
 	r := prometheus.NewRegistry()
 	m := &Metrics{
 		Registry: r,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "kafka", Subsystem: "network", Name: "requests_total",
-			Help: "Requests answered, by API and version (Kafka's RequestMetrics RequestsPerSec).",
-		}, []string{"request", "version"}),
-		requestSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "kafka", Subsystem: "network", Name: "request_total_time_seconds",
-			Help:    "Time from a request's arrival to its response being queued, by API (Kafka's TotalTimeMs).",
-			Buckets: prometheus.ExponentialBuckets(0.00005, 2, 18),
-		}, []string{"request"}),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "kafka", Subsystem: "server", Name: "connection_count",
 			Help: "Open client connections.",
@@ -64,21 +55,14 @@ func New() *Metrics {
 			Help: "Partition appends refused, by topic (BrokerTopicMetrics FailedProduceRequestsPerSec).",
 		}, []string{"topic"}),
 	}
+	m.requests, m.requestSeconds = newRequestVecs()
+	m.outOfTable = sync.OnceValue(func() *requestSeries { return m.lookUpRequestSeries(outOfTableLabel, outOfTableLabel) })
 	purgatoryVec, purgatory := newPurgatoryGauges()
 	m.purgatory, m.logFlush = purgatory, newLogFlushHistogram()
 	r.MustRegister(purgatoryVec, m.logFlush)
 	r.MustRegister(m.requests, m.requestSeconds, m.connections, m.connectionsOpen, m.bytesIn, m.messagesIn, m.bytesOut, m.failedProduce,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
-}
-
-// Request records one answered request.
-func (m *Metrics) Request(api string, version int16, took time.Duration) {
-	if m == nil {
-		return
-	}
-	m.requests.WithLabelValues(api, strconv.Itoa(int(version))).Inc()
-	m.requestSeconds.WithLabelValues(api).Observe(took.Seconds())
 }
 
 // ConnectionOpened and ConnectionClosed track open connections.

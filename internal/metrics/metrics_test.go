@@ -58,7 +58,8 @@ func TestLogFlushHistogramObservesSeconds(t *testing.T) {
 
 func TestNilMetricsRecordsNothing(t *testing.T) {
 	var m *Metrics
-	m.Request("Produce", 9, time.Millisecond)
+	m.Request(0, 9, time.Millisecond)
+	m.Request(1000, 99, time.Millisecond)
 	m.ConnectionOpened("PLAINTEXT")
 	m.ConnectionClosed()
 	m.Appended("t", 1, 1)
@@ -71,7 +72,8 @@ func TestNilMetricsRecordsNothing(t *testing.T) {
 
 func TestRegistryIsConsistent(t *testing.T) {
 	m := New()
-	m.Request("Fetch", 17, time.Millisecond)
+	m.Request(1, 17, time.Millisecond)
+	m.Request(1, 40, time.Millisecond)
 	gatherers := prometheus.Gatherers{m.Registry}
 	if _, err := gatherers.Gather(); err != nil {
 		t.Fatal(err)

@@ -275,7 +275,7 @@ func (c *conn) writeLoop() {
 			out = c.flush(out)
 		}
 		out = c.encode(out, p)
-		c.s.cfg.Metrics.Request(kmsg.NameForKey(p.apiKey), p.version, time.Since(p.arrived))
+		c.s.cfg.Metrics.Request(p.apiKey, p.version, time.Since(p.arrived))
 		c.give()
 		if len(out) >= flushThreshold {
 			out = c.flush(out)

@@ -1,12 +1,14 @@
 package server
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestOnlyProduceFramesArePooled(t *testing.T) {
 	// Drain whatever other tests left behind.
 	for frameBuffers.Get() != nil {
 	}
-	big := make([]byte, minPooledFrame)
+	big := make([]byte, 2*minPooledFrame)
 	recycleFrame(3, big) // Metadata: its frame may be referenced after the handler returns
 	if got := frameBuffer(minPooledFrame); got != nil {
 		t.Fatalf("a Metadata request's buffer was pooled")
@@ -16,11 +18,44 @@ func TestOnlyProduceFramesArePooled(t *testing.T) {
 		t.Fatalf("an oversized buffer was pooled")
 	}
 	recycleFrame(produceKey, big)
-	if got := frameBuffer(minPooledFrame - 1); got != nil {
-		t.Fatalf("a small frame took a pooled buffer")
-	}
 	// sync.Pool may drop entries at any GC, so only check what comes back.
 	if got := frameBuffer(minPooledFrame); got != nil && (len(got) != 0 || &got[:1][0] != &big[0]) {
 		t.Fatalf("pool returned a buffer that is not the produce frame's")
+	}
+}
+
+func TestSmallFramesComeFromSizeClasses(t *testing.T) {
+	if got := frameBuffer(minClassFrame - 1); got != nil {
+		t.Fatalf("a tiny frame got a buffer of cap %d; want a fresh exact one", cap(got))
+	}
+	for _, tc := range []struct{ size, class int32 }{
+		{minClassFrame, minClassFrame}, {minClassFrame + 1, 512}, {1100, 2048}, {4096, 4096}, {minPooledFrame - 1, minPooledFrame},
+	} {
+		got := frameBuffer(tc.size)
+		if len(got) != 0 || cap(got) != int(tc.class) {
+			t.Fatalf("frameBuffer(%d): len %d cap %d, want len 0 cap %d", tc.size, len(got), cap(got), tc.class)
+		}
+		recycleFrame(produceKey, got[:tc.size])
+		again := frameBuffer(tc.size)
+		if cap(again) != int(tc.class) {
+			t.Fatalf("frameBuffer(%d) after recycling: cap %d, want %d", tc.size, cap(again), tc.class)
+		}
+	}
+	// A buffer that is not a class size (wire grew it itself) is not put
+	// in a class it would not fill.
+	odd := make([]byte, 3000)
+	recycleFrame(produceKey, odd)
+	for range 4 {
+		if got := frameBuffer(2048); cap(got) != 2048 {
+			t.Fatalf("class 2048 handed out a buffer of cap %d", cap(got))
+		}
+	}
+}
+
+func BenchmarkSmallProduceFrame(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		buf := frameBuffer(1100)[:1100]
+		recycleFrame(produceKey, buf)
 	}
 }

@@ -11,7 +11,7 @@
 #                 is pip-installed into scripts/bench/.venv; skipped if that fails)
 #
 # Environment: REPS (3), MODES (apiversions connections produce consume
-# produce100 e2e startup), DURATION per timed mode (10s, at most 30s), CONNS for the
+# consume-raw produce100 e2e startup), DURATION per timed mode (10s, at most 30s), CONNS for the
 # connections mode (1000), BUFFER_BYTES produce100's buffer.memory (32 MiB),
 # KARST_BIN (a karst with `bench`; default: built from this tree), BROKERS
 # ("karst kafka"). A mode a broker cannot do (Karst before its data path
@@ -22,7 +22,7 @@ source "$(dirname "$0")/lib.sh"
 if [ $# -ne 1 ]; then sed -n '2,18p' "$0" >&2; exit 2; fi
 OUT="$1"; mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
 REPS="${REPS:-3}"
-MODES="${MODES:-apiversions connections produce consume produce100 e2e startup}"
+MODES="${MODES:-apiversions connections produce consume consume-raw produce100 e2e startup}"
 DURATION="${DURATION:-10s}"
 CONNS="${CONNS:-1000}"
 BROKERS="${BROKERS:-karst kafka}"
@@ -56,9 +56,14 @@ run_mode() {
     # Read back everything this rep's produce wrote (each broker wrote what
     # it managed in DURATION), bounded by DURATION as well.
     consume)     args+=(-duration "$DURATION" -records "${PRODUCED:-5000000}" -topic bench-compare) ;;
+    # The same records again, read by a consumer with no client library
+    # (see ConsumeRaw): what the broker serves when the client's record
+    # building is not the limit.
+    consume-raw) args+=(-duration "$DURATION" -records "${PRODUCED:-5000000}" -topic bench-compare -client raw) ;;
     e2e)         args+=(-duration "$DURATION" -rate 10000) ;;
   esac
   local tool_mode="${mode%100}" # produce100 is produce with 100-byte records
+  tool_mode="${tool_mode%-raw}" # consume-raw is consume with -client raw
   local out; out="$(timeout 120 "$KARST" bench "$tool_mode" "${args[@]}" 2>"$WORK/stderr")"
   local rc=$?
   if [ -z "$out" ]; then # crashed or timed out: still one line, marked failed
@@ -116,7 +121,8 @@ connections = $CONNS idle connections (RSS is the OS's view: a JVM's heap is res
 so Kafka's per-connection figure understates its cost); produce = 1 KiB random records, acks=all,
 idempotent, linger 5 ms, 6 partitions, for $DURATION (produce-100B: the same with 100-byte
 records and buffer.memory $BUFFER_BYTES bytes; 0 means franz-go's 10,000-record cap); consume = read back what produce wrote,
-from the start, no group; e2e = 10,000 records/s of 1 KiB for $DURATION, first second left out;
+from the start, no group, with franz-go's consumer (consume-raw: the same with the load tool's raw
+consumer, one Fetch in flight, CRCs checked, records walked in place); e2e = 10,000 records/s of 1 KiB for $DURATION, first second left out;
 startup = restart on the data directory the run just wrote (Karst's may include recovery of it).
 NOTES
 } > "$OUT/summary.md"

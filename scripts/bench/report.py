@@ -59,6 +59,8 @@ def case_of(r):
         return "connections-%s" % r.get("conns", "?")
     if m == "produce" and r.get("record_size", "1024") != "1024":
         return "produce-%sB" % r["record_size"]
+    if m == "consume" and r.get("client", "franz-go") != "franz-go":
+        return "consume-%s" % r["client"]
     return m
 
 
@@ -209,9 +211,11 @@ def plots(rows, outdir):
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.5))
     bars(axes[0], [("apiversions-1conn", "req_per_s", "1 conn", 1), ("apiversions-64conn", "req_per_s", "64 conns", 1)],
          "ApiVersions requests/s")
-    bars(axes[1], [("produce", "mb_per_s", "produce", 1), ("consume", "mb_per_s", "consume", 1)],
+    bars(axes[1], [("produce", "mb_per_s", "produce", 1), ("consume", "mb_per_s", "consume", 1),
+                   ("consume-raw", "mb_per_s", "consume (raw)", 1)],
          "Records MB/s (1 KiB records)")
-    bars(axes[2], [("produce", "records_per_s", "produce", 1), ("consume", "records_per_s", "consume", 1)],
+    bars(axes[2], [("produce", "records_per_s", "produce", 1), ("produce-100B", "records_per_s", "produce 100 B", 1),
+                   ("consume", "records_per_s", "consume", 1), ("consume-raw", "records_per_s", "consume (raw)", 1)],
          "Records/s")
     fig.tight_layout()
     fig.savefig(outdir + "/throughput.png", dpi=110)
