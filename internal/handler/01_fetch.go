@@ -37,7 +37,6 @@ package handler
 
 import (
 	"context"
-	"reflect"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -58,6 +57,17 @@ const (
 	fetchEpochFinal   = -1 // no session, or close the named one
 )
 
+// fetchAnswer is what a fetchTarget's response partition says besides its
+// partition and records, kept apart from kmsg's much larger struct until
+// the answer is assembled.
+type fetchAnswer struct {
+	ErrorCode           int16
+	HighWatermark       int64
+	LastStableOffset    int64
+	LogStartOffset      int64
+	AbortedTransactions []kmsg.FetchResponseTopicPartitionAbortedTransaction
+}
+
 // fetchTarget is one partition to read and, once read, its answer.
 type fetchTarget struct {
 	key     fetchsession.Key
@@ -67,8 +77,10 @@ type fetchTarget struct {
 	session *fetchsession.Partition // nil without a session
 
 	part   *storage.Partition // nil when code is set before reading
-	out    kmsg.FetchResponseTopicPartition
+	out    fetchAnswer
 	region fileRegion // where the records to send lie
+	// signal is part's append signal, taken before each read.
+	signal <-chan struct{}
 }
 
 func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
@@ -90,13 +102,13 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 		canWait := req.MinBytes > 0 && req.MinBytes <= req.MaxBytes && maxWait > 0 && !anyResolveError(targets)
 		deadline := time.Now().Add(maxWait)
 		for {
-			signals := appendSignals(targets)
+			takeAppendSignals(targets)
 			got := readFetch(req, targets)
 			if !canWait || got >= int(req.MinBytes) || !time.Now().Before(deadline) || anyReadError(targets) {
 				break
 			}
 			b.opts.Metrics.EnterPurgatory(metrics.FetchPurgatory)
-			woke := waitAny(ctx, signals, time.Until(deadline))
+			woke := waitAny(ctx, targets, time.Until(deadline))
 			b.opts.Metrics.LeavePurgatory(metrics.FetchPurgatory)
 			if !woke {
 				readFetch(req, targets)
@@ -105,8 +117,8 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 		}
 		resp.SetVersion(version)
 		body := assembleFetch(resp, targets, incremental)
-		for _, t := range targets {
-			if t.region.length > 0 {
+		for i := range targets {
+			if t := &targets[i]; t.region.length > 0 {
 				b.opts.Metrics.Fetched(t.part.Topic, t.region.length)
 			}
 		}
@@ -158,22 +170,31 @@ func (b *Broker) openFetchSession(version int16, req *kmsg.FetchRequest) (*fetch
 
 // fetchTargets lists the partitions to read: the request's for a
 // sessionless fetch, the session's (after applying the request's changes)
-// otherwise.
-func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetchsession.Session, incremental bool) []*fetchTarget {
-	var targets []*fetchTarget
-	for _, rt := range req.Topics {
-		for _, rp := range rt.Partitions {
+// otherwise. The targets are values in one slice, not an allocation each:
+// a consumer's fetches come many times a second.
+func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetchsession.Session, incremental bool) []fetchTarget {
+	var targets []fetchTarget
+	if sess == nil {
+		n := 0
+		for i := range req.Topics {
+			n += len(req.Topics[i].Partitions)
+		}
+		targets = make([]fetchTarget, 0, n)
+	}
+	for ti := range req.Topics {
+		rt := &req.Topics[ti]
+		for pi := range rt.Partitions {
+			rp := &rt.Partitions[pi]
 			key := fetchsession.Key{Topic: rt.Topic, Partition: rp.Partition}
 			if version >= 13 {
 				key = fetchsession.Key{TopicID: rt.TopicID, Partition: rp.Partition}
 			}
-			t := &fetchTarget{key: key, offset: rp.FetchOffset, max: rp.PartitionMaxBytes, epoch: rp.CurrentLeaderEpoch}
 			if sess != nil {
 				sess.Upsert(fetchsession.Partition{Key: key, FetchOffset: rp.FetchOffset, MaxBytes: rp.PartitionMaxBytes,
 					CurrentLeaderEpoch: rp.CurrentLeaderEpoch, LastFetchedEpoch: rp.LastFetchedEpoch, LogStartOffset: rp.LogStartOffset})
 				continue
 			}
-			targets = append(targets, t)
+			targets = append(targets, fetchTarget{key: key, offset: rp.FetchOffset, max: rp.PartitionMaxBytes, epoch: rp.CurrentLeaderEpoch})
 		}
 	}
 	if sess != nil {
@@ -188,22 +209,20 @@ func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetch
 				}
 			}
 		}
+		targets = make([]fetchTarget, 0, len(sess.Partitions()))
 		for _, sp := range sess.Partitions() {
-			targets = append(targets, &fetchTarget{key: sp.Key, offset: sp.FetchOffset, max: sp.MaxBytes, epoch: sp.CurrentLeaderEpoch, session: sp})
+			targets = append(targets, fetchTarget{key: sp.Key, offset: sp.FetchOffset, max: sp.MaxBytes, epoch: sp.CurrentLeaderEpoch, session: sp})
 		}
 	}
 	img := b.image()
-	for _, t := range targets {
-		b.resolveFetchTarget(img, t)
+	for i := range targets {
+		b.resolveFetchTarget(img, &targets[i])
 	}
 	return targets
 }
 
 func (b *Broker) resolveFetchTarget(img *metadata.Image, t *fetchTarget) {
-	t.out = kmsg.NewFetchResponseTopicPartition()
-	t.out.Partition = t.key.Partition
-	t.out.HighWatermark, t.out.LastStableOffset, t.out.LogStartOffset = -1, -1, -1
-	t.out.PreferredReadReplica = -1
+	t.out = fetchAnswer{HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1}
 	var topic *metadata.Topic
 	var ok bool
 	if t.key.Topic == "" {
@@ -218,18 +237,18 @@ func (b *Broker) resolveFetchTarget(img *metadata.Image, t *fetchTarget) {
 	t.part, _, t.out.ErrorCode = b.leaderPartition(topic, t.key.Partition, t.epoch)
 }
 
-func anyResolveError(targets []*fetchTarget) bool {
-	for _, t := range targets {
-		if t.part == nil {
+func anyResolveError(targets []fetchTarget) bool {
+	for i := range targets {
+		if targets[i].part == nil {
 			return true
 		}
 	}
 	return false
 }
 
-func anyReadError(targets []*fetchTarget) bool {
-	for _, t := range targets {
-		if t.out.ErrorCode != 0 {
+func anyReadError(targets []fetchTarget) bool {
+	for i := range targets {
+		if targets[i].out.ErrorCode != 0 {
 			return true
 		}
 	}
@@ -240,14 +259,15 @@ func anyReadError(targets []*fetchTarget) bool {
 // request's byte limits and returns the bytes found. The first partition
 // with data returns at least one whole batch (KIP-74). Nothing is copied:
 // the records are sent from the segment files.
-func readFetch(req *kmsg.FetchRequest, targets []*fetchTarget) int {
+func readFetch(req *kmsg.FetchRequest, targets []fetchTarget) int {
 	remaining := int(req.MaxBytes)
 	total := 0
 	iso := klog.ReadUncommitted
 	if req.IsolationLevel == 1 {
 		iso = klog.ReadCommitted
 	}
-	for _, t := range targets {
+	for i := range targets {
+		t := &targets[i]
 		if t.part == nil {
 			continue
 		}
@@ -255,12 +275,15 @@ func readFetch(req *kmsg.FetchRequest, targets []*fetchTarget) int {
 		res, err := t.part.Log.ReadIsolated(t.offset, limit, total == 0, iso)
 		t.out.HighWatermark, t.out.LogStartOffset = res.HighWatermark, res.LogStartOffset
 		t.out.LastStableOffset = res.LastStableOffset
-		t.out.ErrorCode = errorCode(err)
 		t.out.AbortedTransactions = nil
 		t.region = fileRegion{}
 		if err != nil {
+			t.out.ErrorCode = errorCode(err)
 			continue
 		}
+		// Not errorCode(nil): it allocates even then (its errors.As
+		// target escapes).
+		t.out.ErrorCode = 0
 		if iso == klog.ReadCommitted {
 			t.out.AbortedTransactions = abortedTransactions(res.AbortedTransactions)
 		}
@@ -290,14 +313,25 @@ func abortedTransactions(in []klog.AbortedTxn) []kmsg.FetchResponseTopicPartitio
 
 // assembleFetch groups the answers by topic, in target order, leaving out
 // of an incremental answer every partition with nothing new, and encodes
-// the body with the records as file regions.
-func assembleFetch(resp *kmsg.FetchResponse, targets []*fetchTarget, incremental bool) *PartsResponse {
-	type placed struct {
-		topic, partition int
-		region           fileRegion
+// the body with the records as file regions. All partitions share one
+// backing slice, and regions is indexed like it.
+func assembleFetch(resp *kmsg.FetchResponse, targets []fetchTarget, incremental bool) *PartsResponse {
+	// Every change of topic along the targets may start a topic of the
+	// answer: an upper bound, as leaving partitions out only merges.
+	topics := 0
+	for i := range targets {
+		if i == 0 || !sameTopic(targets[i].key, targets[i-1].key) {
+			topics++
+		}
 	}
-	var withRecords []placed
-	for _, t := range targets {
+	if topics > 0 {
+		resp.Topics = make([]kmsg.FetchResponseTopic, 0, topics)
+	}
+	all := make([]kmsg.FetchResponseTopicPartition, 0, len(targets))
+	regions := make([]fileRegion, 0, len(targets))
+	first := 0 // index in all of the last topic's first partition
+	for i := range targets {
+		t := &targets[i]
 		if t.session != nil {
 			changed := t.session.Changed(fetchsession.Answer{ErrorCode: t.out.ErrorCode, HighWatermark: t.out.HighWatermark,
 				LastStable: t.out.LastStableOffset, LogStartOffset: t.out.LogStartOffset, HasRecords: t.region.length > 0})
@@ -311,43 +345,31 @@ func assembleFetch(resp *kmsg.FetchResponse, targets []*fetchTarget, incremental
 			rt.Topic, rt.TopicID = t.key.Topic, t.key.TopicID
 			resp.Topics = append(resp.Topics, rt)
 			n++
+			first = len(all)
 		}
-		out := t.out
+		out := kmsg.NewFetchResponseTopicPartition()
+		out.Partition, out.ErrorCode = t.key.Partition, t.out.ErrorCode
+		out.HighWatermark, out.LastStableOffset, out.LogStartOffset = t.out.HighWatermark, t.out.LastStableOffset, t.out.LogStartOffset
+		out.AbortedTransactions = t.out.AbortedTransactions
+		out.PreferredReadReplica = -1
 		out.RecordBatches = []byte{} // Kafka sends empty records, never null
-		resp.Topics[n-1].Partitions = append(resp.Topics[n-1].Partitions, out)
-		if t.region.length > 0 {
-			withRecords = append(withRecords, placed{n - 1, len(resp.Topics[n-1].Partitions) - 1, t.region})
-		}
-	}
-	regions := make(map[*kmsg.FetchResponseTopicPartition]fileRegion, len(withRecords))
-	for _, w := range withRecords {
-		regions[&resp.Topics[w.topic].Partitions[w.partition]] = w.region
+		all = append(all, out)
+		regions = append(regions, t.region)
+		// all never grows past its capacity, so the topics' windows
+		// into it stay valid.
+		resp.Topics[n-1].Partitions = all[first:len(all):len(all)]
 	}
 	return &PartsResponse{Response: resp, Parts: encodeFetchBody(resp, regions)}
 }
 
-func appendSignals(targets []*fetchTarget) []<-chan struct{} {
-	signals := make([]<-chan struct{}, 0, len(targets))
-	for _, t := range targets {
-		if t.part != nil {
-			signals = append(signals, t.part.Log.AppendSignal())
+func sameTopic(a, b fetchsession.Key) bool { return a.Topic == b.Topic && a.TopicID == b.TopicID }
+
+// takeAppendSignals takes every readable partition's append signal, before
+// the read, so that no append between the read and the wait is missed.
+func takeAppendSignals(targets []fetchTarget) {
+	for i := range targets {
+		if t := &targets[i]; t.part != nil {
+			t.signal = t.part.Log.AppendSignal()
 		}
 	}
-	return signals
-}
-
-// waitAny blocks until one of the signals fires (true), or the wait or ctx
-// ends (false).
-func waitAny(ctx context.Context, signals []<-chan struct{}, wait time.Duration) bool {
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	cases := make([]reflect.SelectCase, 0, len(signals)+2)
-	cases = append(cases,
-		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())},
-		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timer.C)})
-	for _, s := range signals {
-		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s)})
-	}
-	chosen, _, _ := reflect.Select(cases)
-	return chosen >= 2
 }

@@ -12,10 +12,11 @@ import (
 // errorCode maps an error from the layers below to the Kafka error code a
 // client expects; nil is 0.
 func errorCode(err error) int16 {
+	if err == nil {
+		return 0 // before ke escapes to errors.As: the common case allocates nothing
+	}
 	var ke *kerr.Error
 	switch {
-	case err == nil:
-		return 0
 	case errors.As(err, &ke):
 		return ke.Code
 	case errors.Is(err, klog.ErrCorruptRecord):

@@ -26,13 +26,25 @@ type fileRegion struct {
 
 // encodeFetchBody writes a Fetch response body exactly as kmsg would
 // (versions 4–18, without tagged fields, which Karst never sets), except
-// that each partition's records come from regions[t][p] (a file region)
-// when set. kmsg cannot do this: it only knows records as []byte.
-func encodeFetchBody(resp *kmsg.FetchResponse, regions map[*kmsg.FetchResponseTopicPartition]fileRegion) []BodyPart {
+// that a partition's records come from a file region when it has one:
+// regions[k] for the k-th partition in encoding order (over all topics),
+// none when k is past the end or the region is empty. kmsg cannot do this:
+// it only knows records as []byte.
+//
+// All byte parts are windows into one buffer, sized to fit: a fetch is
+// answered many times a second per consumer.
+func encodeFetchBody(resp *kmsg.FetchResponse, regions []fileRegion) []BodyPart {
 	v := resp.Version
 	flexible := v >= 12
-	var parts []BodyPart
-	b := make([]byte, 0, 256)
+	withRecords := 0
+	for _, r := range regions {
+		if r.length > 0 {
+			withRecords++
+		}
+	}
+	parts := make([]BodyPart, 0, 2*withRecords+1)
+	b := make([]byte, 0, fetchBodySizeBound(resp))
+	start, k := 0, 0 // start of the current byte part; partition index
 	if v >= 1 {
 		b = binary.BigEndian.AppendUint32(b, uint32(resp.ThrottleMillis))
 	}
@@ -73,10 +85,17 @@ func encodeFetchBody(resp *kmsg.FetchResponse, regions map[*kmsg.FetchResponseTo
 			if v >= 11 {
 				b = binary.BigEndian.AppendUint32(b, uint32(p.PreferredReadReplica))
 			}
-			if r, ok := regions[p]; ok && r.length > 0 {
+			var r fileRegion
+			if k < len(regions) {
+				r = regions[k]
+			}
+			k++
+			if r.length > 0 {
 				b = appendArrayLen(b, int(r.length), flexible)
-				parts = append(parts, BodyPart{Bytes: b}, BodyPart{File: r.file, Offset: r.offset, Length: r.length})
-				b = make([]byte, 0, 256)
+				// The window's capacity ends with it, so no append
+				// through it can reach the bytes that follow.
+				parts = append(parts, BodyPart{Bytes: b[start:len(b):len(b)]}, BodyPart{File: r.file, Offset: r.offset, Length: r.length})
+				start = len(b)
 			} else if p.RecordBatches == nil {
 				b = appendNullLen(b, flexible)
 			} else {
@@ -94,7 +113,28 @@ func encodeFetchBody(resp *kmsg.FetchResponse, regions map[*kmsg.FetchResponseTo
 	if flexible {
 		b = append(b, 0)
 	}
-	return append(parts, BodyPart{Bytes: b})
+	return append(parts, BodyPart{Bytes: b[start:len(b):len(b)]})
+}
+
+// fetchBodySizeBound is at least the byte parts' total size for any
+// version: every length at its widest, records inline counted whether or
+// not a region replaces them.
+func fetchBodySizeBound(resp *kmsg.FetchResponse) int {
+	const (
+		lenMax       = 5 // int32 or uvarint of a uint32
+		partitionMax = 4 + 2 + 8 + 8 + 8 + lenMax + 4 + lenMax + 1
+		abortedMax   = 8 + 8 + 1
+	)
+	n := 4 + 2 + 4 + lenMax + 1
+	for ti := range resp.Topics {
+		t := &resp.Topics[ti]
+		n += lenMax + max(len(t.Topic), 16) + lenMax + 1
+		for pi := range t.Partitions {
+			p := &t.Partitions[pi]
+			n += partitionMax + abortedMax*len(p.AbortedTransactions) + len(p.RecordBatches)
+		}
+	}
+	return n
 }
 
 // appendArrayLen writes a length: int32, or for flexible versions the
