@@ -60,6 +60,9 @@ type Config struct {
 	Listeners      []server.Listener
 	Advertised     []handler.Endpoint
 	MaxRequestSize int32
+	// SendBufferBytes and ReceiveBufferBytes are socket.send.buffer.bytes
+	// and socket.receive.buffer.bytes (-1: the OS default).
+	SendBufferBytes, ReceiveBufferBytes int
 
 	AutoCreateTopics         bool  // auto.create.topics.enable
 	DefaultPartitions        int32 // num.partitions
@@ -111,7 +114,10 @@ func Start(cfg Config) (n *Node, err error) {
 		return nil, err
 	}
 	n.metrics = metrics.New()
-	n.srv = server.New(server.Config{Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger, Metrics: n.metrics})
+	n.srv = server.New(server.Config{
+		Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger, Metrics: n.metrics,
+		SendBufferBytes: cfg.SendBufferBytes, ReceiveBufferBytes: cfg.ReceiveBufferBytes,
+	})
 	if err := n.srv.Listen(); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,8 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		NodeID:                   b.NodeID(),
 		ClusterID:                b.ClusterID(),
 		MaxRequestSize:           b.Int("socket.request.max.bytes"),
+		SendBufferBytes:          int(b.Int("socket.send.buffer.bytes")),
+		ReceiveBufferBytes:       int(b.Int("socket.receive.buffer.bytes")),
 		AutoCreateTopics:         b.Bool("auto.create.topics.enable"),
 		DefaultPartitions:        b.Int("num.partitions"),
 		DefaultReplicationFactor: int16(b.Int("default.replication.factor")),

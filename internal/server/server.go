@@ -27,7 +27,11 @@ type Config struct {
 	MaxRequestSize int32
 	// MaxInFlight bounds the requests one connection may have queued.
 	MaxInFlight int
-	Logger      *slog.Logger
+	// SendBufferBytes and ReceiveBufferBytes are socket.send.buffer.bytes
+	// and socket.receive.buffer.bytes: SO_SNDBUF and SO_RCVBUF of every
+	// accepted connection; 0 or -1 leaves the OS default (autotuning).
+	SendBufferBytes, ReceiveBufferBytes int
+	Logger                              *slog.Logger
 	// Metrics, if set, counts requests and connections.
 	Metrics *metrics.Metrics
 }
@@ -141,6 +145,7 @@ func (s *Server) accept(name string, ln net.Listener) {
 			s.logger.Warn("accept failed", "listener", name, "err", err)
 			continue
 		}
+		s.setSocketBuffers(nc)
 		c := newConn(s, nc, name)
 		s.mu.Lock()
 		if s.closing {
