@@ -63,6 +63,8 @@ type Config struct {
 	// SendBufferBytes and ReceiveBufferBytes are socket.send.buffer.bytes
 	// and socket.receive.buffer.bytes (-1: the OS default).
 	SendBufferBytes, ReceiveBufferBytes int
+	// IdleTimeout is connections.max.idle.ms.
+	IdleTimeout time.Duration
 
 	AutoCreateTopics         bool  // auto.create.topics.enable
 	DefaultPartitions        int32 // num.partitions
@@ -116,7 +118,7 @@ func Start(cfg Config) (n *Node, err error) {
 	n.metrics = metrics.New()
 	n.srv = server.New(server.Config{
 		Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger, Metrics: n.metrics,
-		SendBufferBytes: cfg.SendBufferBytes, ReceiveBufferBytes: cfg.ReceiveBufferBytes,
+		SendBufferBytes: cfg.SendBufferBytes, ReceiveBufferBytes: cfg.ReceiveBufferBytes, IdleTimeout: cfg.IdleTimeout,
 	})
 	if err := n.srv.Listen(); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -46,6 +47,10 @@ type conn struct {
 	// zeroCopy is set for TCP sockets, where record bytes are sent from
 	// segment files with sendfile; other connections copy them.
 	zeroCopy bool
+
+	// lastActive is when a request was last read or a response written
+	// (unix nanoseconds), for connections.max.idle.ms.
+	lastActive atomic.Int64
 }
 
 // pending is a request waiting for its response to be written.
@@ -66,7 +71,7 @@ type pending struct {
 }
 
 func newConn(s *Server, nc net.Conn, listener string) *conn {
-	return &conn{
+	c := &conn{
 		s:        s,
 		nc:       nc,
 		info:     &handler.Conn{RemoteAddr: nc.RemoteAddr().String(), ListenerName: listener},
@@ -74,6 +79,8 @@ func newConn(s *Server, nc net.Conn, listener string) *conn {
 		done:     make(chan struct{}),
 		zeroCopy: isTCP(nc),
 	}
+	c.touch()
+	return c
 }
 
 func isTCP(nc net.Conn) bool {
@@ -125,6 +132,7 @@ func (c *conn) serve() {
 			break
 		}
 		c.s.stats.Requests.Add(1)
+		c.touch()
 		c.take()
 		p, ok := c.dispatch(frame)
 		if !ok {
@@ -276,6 +284,7 @@ func (c *conn) writeLoop() {
 		}
 		out = c.encode(out, p)
 		c.s.cfg.Metrics.Request(p.apiKey, p.version, time.Since(p.arrived))
+		c.touch()
 		c.give()
 		if len(out) >= flushThreshold {
 			out = c.flush(out)

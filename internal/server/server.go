@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/karst-broker/karst/internal/handler"
 	"github.com/karst-broker/karst/internal/metrics"
@@ -31,7 +32,11 @@ type Config struct {
 	// and socket.receive.buffer.bytes: SO_SNDBUF and SO_RCVBUF of every
 	// accepted connection; 0 or -1 leaves the OS default (autotuning).
 	SendBufferBytes, ReceiveBufferBytes int
-	Logger                              *slog.Logger
+	// IdleTimeout is connections.max.idle.ms: a connection with no
+	// request read, no response written and nothing in flight for longer
+	// is closed. 0 or less keeps connections forever.
+	IdleTimeout time.Duration
+	Logger      *slog.Logger
 	// Metrics, if set, counts requests and connections.
 	Metrics *metrics.Metrics
 }
@@ -65,6 +70,9 @@ type Stats struct {
 	Requests            atomic.Int64
 	PanicsRecovered     atomic.Int64
 	FramesRefused       atomic.Int64
+	// ConnectionsIdleClosed counts connections closed for being idle
+	// longer than connections.max.idle.ms.
+	ConnectionsIdleClosed atomic.Int64
 }
 
 // New returns a server. Call Listen, then Serve.
@@ -121,6 +129,9 @@ func (s *Server) Serve(broker *handler.Broker) {
 	for name, ln := range s.listeners {
 		s.acceptWG.Add(1)
 		go s.accept(name, ln)
+	}
+	if s.cfg.IdleTimeout > 0 {
+		go s.closeIdle()
 	}
 }
 
