@@ -11,7 +11,7 @@
 #                 is pip-installed into scripts/bench/.venv; skipped if that fails)
 #
 # Environment: REPS (3), MODES (apiversions connections produce consume
-# consume-raw produce100 e2e startup), DURATION per timed mode (10s, at most 30s), CONNS for the
+# consume-raw produce100 e2e startup; also produce1000p, not in the default), DURATION per timed mode (10s, at most 30s), CONNS for the
 # connections mode (1000), BUFFER_BYTES produce100's buffer.memory (32 MiB),
 # KARST_BIN (a karst with `bench`; default: built from this tree), BROKERS
 # ("karst kafka"). A mode a broker cannot do (Karst before its data path
@@ -53,6 +53,9 @@ run_mode() {
     connections) args+=(-conns "$CONNS") ;;
     produce)     args+=(-duration "$DURATION" -records 5000000 -topic bench-compare) ;;
     produce100)  args+=(-duration "$DURATION" -records 50000000 -record-size 100 "${BUFFER_ARGS[@]}" -topic bench-compare-100) ;;
+    # Many partitions: 1 KiB records spread over 1,000 partitions, so each
+    # produce request carries many small batches.
+    produce1000p) args+=(-duration "$DURATION" -records 5000000 -partitions 1000 -topic bench-compare-1000p) ;;
     # Read back everything this rep's produce wrote (each broker wrote what
     # it managed in DURATION), bounded by DURATION as well.
     consume)     args+=(-duration "$DURATION" -records "${PRODUCED:-5000000}" -topic bench-compare) ;;
@@ -62,7 +65,8 @@ run_mode() {
     consume-raw) args+=(-duration "$DURATION" -records "${PRODUCED:-5000000}" -topic bench-compare -client raw) ;;
     e2e)         args+=(-duration "$DURATION" -rate 10000) ;;
   esac
-  local tool_mode="${mode%100}" # produce100 is produce with 100-byte records
+  local tool_mode="${mode%1000p}" # produce1000p is produce over 1,000 partitions
+  tool_mode="${tool_mode%100}" # produce100 is produce with 100-byte records
   tool_mode="${tool_mode%-raw}" # consume-raw is consume with -client raw
   local out; out="$(timeout 120 "$KARST" bench "$tool_mode" "${args[@]}" 2>"$WORK/stderr")"
   local rc=$?

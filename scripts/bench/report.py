@@ -57,6 +57,8 @@ def case_of(r):
         return "apiversions-%sconn" % r.get("conns", "?")
     if m == "connections":
         return "connections-%s" % r.get("conns", "?")
+    if m == "produce" and r.get("partitions", "6") != "6":
+        return "produce-%sp" % r["partitions"]
     if m == "produce" and r.get("record_size", "1024") != "1024":
         return "produce-%sB" % r["record_size"]
     if m == "consume" and r.get("client", "franz-go") != "franz-go":
