@@ -64,6 +64,14 @@ func (x *mmapIndex) remap(size int) error {
 	if err != nil {
 		return fmt.Errorf("mmap %s: %w", x.path, err)
 	}
+	// Index pages are touched one entry at a time, never streamed: without
+	// this, each first touch of a page of the sparse preallocated file read
+	// ahead (and zero-filled) a large folio around it, which with 1,000
+	// partitions' indexes was 85% of the broker's CPU while producing.
+	if err := syscall.Madvise(d, syscall.MADV_RANDOM); err != nil {
+		_ = syscall.Munmap(d)
+		return fmt.Errorf("madvise %s: %w", x.path, err)
+	}
 	x.data = d
 	return nil
 }
