@@ -23,6 +23,10 @@ type ConsumeConfig struct {
 	Isolation         string // read_uncommitted (default) or read_committed
 }
 
+func (cfg *ConsumeConfig) defaults() {
+	defaultBounds(&cfg.Topic, &cfg.Records, &cfg.Duration)
+}
+
 // Consume reads Topic from the start of every partition, without a group,
 // until it has read Records records or Duration passes, and reports the
 // rate. Run Produce first to fill the topic. Reading fewer records than
@@ -59,42 +63,21 @@ func Consume(ctx context.Context, cfg ConsumeConfig) *Result {
 		return res
 	}
 	defer cl.Close()
-	rss := startRSSSampler(cfg.Pid)
-
-	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
-	defer cancel()
-	start := time.Now()
-	var records, byteCount int64
-	var fetchErr error
-	last := start // when the last record arrived: a drained topic's idle tail is not throughput
-	for records < cfg.Records && runCtx.Err() == nil {
-		fs := cl.PollRecords(runCtx, int(min(cfg.Records-records, 1<<20)))
-		fs.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && fetchErr == nil {
-				fetchErr = fmt.Errorf("fetch %s[%d]: %w", t, p, err)
+	runConsume(ctx, cfg, res, consumeLoop{poll: func(ctx context.Context, want int64) (records, bytes int64, err error) {
+		fs := cl.PollRecords(ctx, int(min(want, 1<<20)))
+		fs.EachError(func(t string, p int32, fetchErr error) {
+			if !errors.Is(fetchErr, context.DeadlineExceeded) && !errors.Is(fetchErr, context.Canceled) && err == nil {
+				err = fmt.Errorf("fetch %s[%d]: %w", t, p, fetchErr)
 			}
 		})
-		if fetchErr != nil {
-			break
+		if err != nil {
+			return 0, 0, err
 		}
-		n := records
 		fs.EachRecord(func(r *kgo.Record) {
 			records++
-			byteCount += int64(len(r.Value) + len(r.Key))
+			bytes += int64(len(r.Value) + len(r.Key))
 		})
-		if records > n {
-			last = time.Now()
-		}
-	}
-	res.setThroughput(last.Sub(start), records, byteCount)
-	if records < cfg.Records {
-		res.SetInt("short", 1)
-	}
-	rss.finish(res)
-	if fetchErr != nil {
-		res.Fail(fetchErr)
-	} else if records == 0 {
-		res.Fail(errors.New("consume: no record read"))
-	}
+		return records, bytes, nil
+	}})
 	return res
 }

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/karst-broker/karst/internal/record"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -56,7 +54,7 @@ func ConsumeRaw(ctx context.Context, cfg ConsumeConfig) *Result {
 	}
 	setupCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	offsets, err := startOffsets(setupCtx, cfg.Addr, cfg.Topic)
+	offsets, err := listOffsets(setupCtx, cfg.Addr, cfg.Topic, logStart)
 	if err != nil {
 		res.Fail(err)
 		return res
@@ -68,55 +66,18 @@ func ConsumeRaw(ctx context.Context, cfg ConsumeConfig) *Result {
 		return res
 	}
 	defer conn.Close()
-	rss := startRSSSampler(cfg.Pid)
-
-	runCtx, cancelRun := context.WithTimeout(ctx, cfg.Duration)
-	defer cancelRun()
-	stop := context.AfterFunc(runCtx, func() { conn.SetDeadline(time.Now()) })
-	defer stop()
-	f := rawFetcher{
-		conn: conn, topic: cfg.Topic, offsets: offsets, isolation: isolation,
-		maxBytes: orDefault(cfg.FetchMaxBytes, defaultFetchMaxBytes), partitionMaxBytes: orDefault(cfg.PartitionMaxBytes, defaultPartitionMaxBytes),
+	f, err := newRawFetcher(conn, cfg.Topic, offsets, isolation,
+		orDefault(cfg.FetchMaxBytes, defaultFetchMaxBytes), orDefault(cfg.PartitionMaxBytes, defaultPartitionMaxBytes))
+	if err != nil {
+		res.Fail(err)
+		return res
 	}
-	start := time.Now()
-	last := start
-	var fetchErr error
-	for f.records < cfg.Records && runCtx.Err() == nil {
-		n := f.records
-		if err := f.fetch(); err != nil {
-			if runCtx.Err() == nil {
-				fetchErr = err
-			}
-			break
-		}
-		if f.records > n {
-			last = time.Now()
-		}
-	}
-	res.setThroughput(last.Sub(start), f.records, f.bytes)
-	res.SetInt("fetches", f.fetches)
-	if f.records < cfg.Records {
-		res.SetInt("short", 1)
-	}
-	rss.finish(res)
-	if fetchErr != nil {
-		res.Fail(fetchErr)
-	} else if f.records == 0 {
-		res.Fail(errors.New("consume: no record read"))
-	}
+	runConsume(ctx, cfg, res, consumeLoop{
+		poll:      f.poll,
+		interrupt: func() { conn.SetDeadline(time.Now()) },
+		report:    func(res *Result) { res.SetInt("fetches", f.fetches) },
+	})
 	return res
-}
-
-func (cfg *ConsumeConfig) defaults() {
-	if cfg.Topic == "" {
-		cfg.Topic = "karst-bench"
-	}
-	if cfg.Records <= 0 {
-		cfg.Records = 1_000_000
-	}
-	if cfg.Duration <= 0 {
-		cfg.Duration = 10 * time.Second
-	}
 }
 
 func orDefault(v, def int32) int32 {
@@ -126,53 +87,108 @@ func orDefault(v, def int32) int32 {
 	return def
 }
 
-// startOffsets lists the log start offset of every partition of topic.
-func startOffsets(ctx context.Context, addr, topic string) (map[int32]int64, error) {
-	cl, err := newClient(addr)
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	listed, err := kadm.NewClient(cl).ListStartOffsets(ctx, topic)
-	if err != nil {
-		return nil, fmt.Errorf("listing start offsets of %s: %w", topic, err)
-	}
-	offsets := map[int32]int64{}
-	var lerr error
-	listed.Each(func(o kadm.ListedOffset) {
-		if o.Err != nil && lerr == nil {
-			lerr = fmt.Errorf("start offset of %s[%d]: %w", o.Topic, o.Partition, o.Err)
-		}
-		offsets[o.Partition] = o.Offset
-	})
-	if lerr == nil && len(offsets) == 0 {
-		lerr = fmt.Errorf("topic %s has no partitions", topic)
-	}
-	return offsets, lerr
-}
-
 // rawFetcher is the state of one raw consumer: where each partition is
 // read up to, and what it has read.
 type rawFetcher struct {
-	conn                        net.Conn
-	offsets                     map[int32]int64
-	isolation                   int8
-	maxBytes, partitionMaxBytes int32
-	topic                       string
+	conn     net.Conn
+	offsets  map[int32]int64
+	maxBytes int32
 
+	// req is the encoded Fetch, which every round sends again with only
+	// the correlation id and the fetch offsets changed; partitions is the
+	// order it names them in.
 	req, resp        []byte
+	partitions       []int32
 	corrID           int32
 	fetches, records int64
 	bytes            int64
 	rec              record.Record
 }
 
+// A Fetch v12 for one topic ends with that topic's partitions, each a
+// fixed rawPartitionSize bytes with its fetch offset rawFetchOffsetAt
+// bytes in, then rawFetchTail bytes: the topic's tagged fields, the empty
+// forgotten-topics array, the empty rack id and the request's tagged
+// fields.
+const (
+	rawPartitionSize = 4 + 4 + 8 + 4 + 8 + 4 + 1 // partition, leader epoch, fetch offset, last fetched epoch, log start, max bytes, tags
+	rawFetchOffsetAt = 8
+	rawFetchTail     = 4
+)
+
+// newRawFetcher encodes the Fetch that conn will send every round, for
+// every partition of topic from offsets.
+func newRawFetcher(conn net.Conn, topic string, offsets map[int32]int64, isolation int8, maxBytes, partitionMaxBytes int32) (*rawFetcher, error) {
+	f := &rawFetcher{conn: conn, offsets: offsets, maxBytes: maxBytes, partitions: slices.Sorted(maps.Keys(offsets))}
+	f.req = rawFetchFormatter.AppendRequest(nil, fetchRequest(topic, f.partitions, offsets, isolation, maxBytes, partitionMaxBytes), 0)
+	// Patching relies on the layout above; check it rather than send
+	// offsets into the wrong bytes.
+	for i, p := range f.partitions {
+		at := f.partitionAt(i)
+		if at < corrIDOffset+4 || int32(binary.BigEndian.Uint32(f.req[at:])) != p ||
+			int64(binary.BigEndian.Uint64(f.req[at+rawFetchOffsetAt:])) != offsets[p] {
+			return nil, fmt.Errorf("encoded Fetch v%d does not have partition %d where expected", rawFetchVersion, p)
+		}
+	}
+	return f, nil
+}
+
+var rawFetchFormatter = kmsg.NewRequestFormatter(kmsg.FormatterClientID("karst-bench"))
+
+// fetchRequest is a sessionless Fetch for partitions of topic from offsets.
+func fetchRequest(topic string, partitions []int32, offsets map[int32]int64, isolation int8, maxBytes, partitionMaxBytes int32) *kmsg.FetchRequest {
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = rawFetchVersion
+	req.ReplicaID = -1
+	req.MaxWaitMillis = 500
+	req.MinBytes = 1
+	req.MaxBytes = maxBytes
+	req.IsolationLevel = isolation
+	req.SessionEpoch = -1 // no fetch session: every request names every partition
+	t := kmsg.NewFetchRequestTopic()
+	t.Topic = topic
+	for _, p := range partitions {
+		part := kmsg.NewFetchRequestTopicPartition()
+		part.Partition = p
+		part.FetchOffset = offsets[p]
+		part.PartitionMaxBytes = partitionMaxBytes
+		t.Partitions = append(t.Partitions, part)
+	}
+	req.Topics = append(req.Topics, t)
+	return req
+}
+
+// partitionAt is where the i-th partition starts in the encoded request.
+func (f *rawFetcher) partitionAt(i int) int {
+	return len(f.req) - rawFetchTail - (len(f.partitions)-i)*rawPartitionSize
+}
+
+// request readies the encoded Fetch for the next round: a new correlation
+// id and every partition's next offset.
+func (f *rawFetcher) request() []byte {
+	f.corrID++
+	patchCorrelationID(f.req, f.corrID)
+	for i, p := range f.partitions {
+		binary.BigEndian.PutUint64(f.req[f.partitionAt(i)+rawFetchOffsetAt:], uint64(f.offsets[p]))
+	}
+	return f.req
+}
+
+// poll is one round of a consume run. A connection error after ctx ended
+// is the run's deadline interrupting the read, not a failure.
+func (f *rawFetcher) poll(ctx context.Context, _ int64) (records, bytes int64, err error) {
+	n, b := f.records, f.bytes
+	err = f.fetch()
+	if ctx.Err() != nil {
+		err = nil
+	}
+	return f.records - n, f.bytes - b, err
+}
+
 // fetch sends one Fetch for every partition from its next offset, reads the
 // answer and walks every complete batch in it.
 func (f *rawFetcher) fetch() error {
-	f.corrID++
-	f.req = f.request()
-	if _, err := f.conn.Write(f.req); err != nil {
+	if _, err := f.conn.Write(f.request()); err != nil {
 		return err
 	}
 	frame, err := readFrame(f.conn, f.resp, int(f.maxBytes)+1<<20)
@@ -204,29 +220,6 @@ func (f *rawFetcher) fetch() error {
 		}
 	}
 	return nil
-}
-
-// request encodes the next Fetch into the reused request buffer.
-func (f *rawFetcher) request() []byte {
-	req := kmsg.NewPtrFetchRequest()
-	req.Version = rawFetchVersion
-	req.ReplicaID = -1
-	req.MaxWaitMillis = 500
-	req.MinBytes = 1
-	req.MaxBytes = f.maxBytes
-	req.IsolationLevel = f.isolation
-	req.SessionEpoch = -1 // no fetch session: every request names every partition
-	topic := kmsg.NewFetchRequestTopic()
-	topic.Topic = f.topic
-	for _, p := range slices.Sorted(maps.Keys(f.offsets)) {
-		part := kmsg.NewFetchRequestTopicPartition()
-		part.Partition = p
-		part.FetchOffset = f.offsets[p]
-		part.PartitionMaxBytes = f.partitionMaxBytes
-		topic.Partitions = append(topic.Partitions, part)
-	}
-	req.Topics = append(req.Topics, topic)
-	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("karst-bench")).AppendRequest(f.req[:0], req, f.corrID)
 }
 
 // walk checks and counts the complete batches in one partition's records.

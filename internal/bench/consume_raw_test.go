@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -67,5 +68,23 @@ func TestResponseBodyChecksTheHeader(t *testing.T) {
 	}
 	if _, err := responseBody([]byte{0, 0, 0}, 7); err == nil {
 		t.Fatal("a short frame was accepted")
+	}
+}
+
+func TestRawRequestPatchedEqualsFreshlyEncoded(t *testing.T) {
+	offsets := map[int32]int64{2: 7, 0: 5, 1: 1 << 40}
+	f, err := newRawFetcher(nil, "a-topic", offsets, 1, 4096, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		for p := range offsets {
+			offsets[p] += int64(round*1000) + int64(p)
+		}
+		got := f.request()
+		want := rawFetchFormatter.AppendRequest(nil, fetchRequest("a-topic", []int32{0, 1, 2}, offsets, 1, 4096, 300), f.corrID)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("round %d: patched request\n%x\nwant\n%x", round, got, want)
+		}
 	}
 }

@@ -42,31 +42,12 @@ func runDataPath(t *testing.T, addr string) {
 		t.Fatalf("produce acknowledged %d records, want 5000", n)
 	}
 
-	c := Consume(ctx, ConsumeConfig{Addr: addr, Topic: topic, Records: 5000, Duration: 20 * time.Second})
-	t.Log(c.Line())
-	if err := c.Err(); err != nil {
-		t.Fatalf("consume: %v", err)
-	}
-	if n, _ := c.Int("records"); n != 5000 {
-		t.Fatalf("consumed %d records, want 5000", n)
-	}
-	if n, _ := c.Int("bytes"); n != 5000*512 {
-		t.Errorf("consumed %d bytes, want %d", n, 5000*512)
-	}
+	checkConsumed(t, "consume", Consume(ctx, ConsumeConfig{Addr: addr, Topic: topic, Records: 5000, Duration: 20 * time.Second}))
 	// The raw consumer must count exactly what franz-go's did, asking for
 	// more than there is (it stops at its deadline, short=1) and with a
 	// partition limit that cuts batches so fetches end in partial ones.
 	raw := ConsumeRaw(ctx, ConsumeConfig{Addr: addr, Topic: topic, Records: 6000, Duration: 3 * time.Second, PartitionMaxBytes: 3000})
-	t.Log(raw.Line())
-	if err := raw.Err(); err != nil {
-		t.Fatalf("raw consume: %v", err)
-	}
-	if n, _ := raw.Int("records"); n != 5000 {
-		t.Fatalf("raw consumer read %d records, want 5000", n)
-	}
-	if n, _ := raw.Int("bytes"); n != 5000*512 {
-		t.Errorf("raw consumer read %d bytes, want %d", n, 5000*512)
-	}
+	checkConsumed(t, "raw consume", raw)
 	if n, _ := raw.Int("short"); n != 1 {
 		t.Errorf("raw consumer short=%d, want 1 (it asked for 6000)", n)
 	}
@@ -84,5 +65,21 @@ func runDataPath(t *testing.T, addr string) {
 	}
 	if p50, _ := e.Float("p50_ms"); p50 <= 0 {
 		t.Errorf("e2e p50 %v", p50)
+	}
+}
+
+// checkConsumed checks that a consume run read the 5000 records of 512
+// bytes that runDataPath produced.
+func checkConsumed(t *testing.T, what string, res *Result) {
+	t.Helper()
+	t.Log(res.Line())
+	if err := res.Err(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if n, _ := res.Int("records"); n != 5000 {
+		t.Fatalf("%s read %d records, want 5000", what, n)
+	}
+	if n, _ := res.Int("bytes"); n != 5000*512 {
+		t.Errorf("%s read %d bytes, want %d", what, n, 5000*512)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -99,12 +98,16 @@ func E2E(ctx context.Context, cfg E2EConfig) *Result {
 		res.Fail(err)
 		return res
 	}
-	starts, err := endOffsets(setupCtx, cfg.Addr, cfg.Topic)
+	ends, err := listOffsets(setupCtx, cfg.Addr, cfg.Topic, logEnd)
 	if err != nil {
 		res.Fail(err)
 		return res
 	}
-	consumer, err := newClient(cfg.Addr, kgo.ConsumePartitions(starts), kgo.FetchMaxWait(time.Second))
+	starts := make(map[int32]kgo.Offset, len(ends))
+	for p, o := range ends {
+		starts[p] = kgo.NewOffset().At(o)
+	}
+	consumer, err := newClient(cfg.Addr, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: starts}), kgo.FetchMaxWait(time.Second))
 	if err != nil {
 		res.Fail(err)
 		return res
@@ -225,34 +228,4 @@ func E2E(ctx context.Context, cfg E2EConfig) *Result {
 		res.Fail(errors.New("e2e: no record received"))
 	}
 	return res
-}
-
-// endOffsets lists where each partition of topic ends now, as offsets to
-// start consuming from.
-func endOffsets(ctx context.Context, addr, topic string) (map[string]map[int32]kgo.Offset, error) {
-	cl, err := newClient(addr)
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	listed, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
-	if err != nil {
-		return nil, fmt.Errorf("listing end offsets of %s: %w", topic, err)
-	}
-	offsets := map[int32]kgo.Offset{}
-	var lerr error
-	listed.Each(func(o kadm.ListedOffset) {
-		if o.Err != nil {
-			lerr = fmt.Errorf("end offset of %s[%d]: %w", o.Topic, o.Partition, o.Err)
-			return
-		}
-		offsets[o.Partition] = kgo.NewOffset().At(o.Offset)
-	})
-	if lerr != nil {
-		return nil, lerr
-	}
-	if len(offsets) == 0 {
-		return nil, fmt.Errorf("topic %s has no partitions", topic)
-	}
-	return map[string]map[int32]kgo.Offset{topic: offsets}, nil
 }

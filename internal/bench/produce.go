@@ -24,20 +24,26 @@ type ProduceConfig struct {
 }
 
 func (c *ProduceConfig) defaults() {
-	if c.Topic == "" {
-		c.Topic = "karst-bench"
-	}
+	defaultBounds(&c.Topic, &c.Records, &c.Duration)
 	if c.Partitions <= 0 {
 		c.Partitions = 6
 	}
 	if c.RecordSize <= 0 {
 		c.RecordSize = 1024
 	}
-	if c.Records <= 0 {
-		c.Records = 1_000_000
+}
+
+// defaultBounds fills the bounds Produce and Consume share where unset, so
+// that a consume run reads what a produce run with the same flags wrote.
+func defaultBounds(topic *string, records *int64, duration *time.Duration) {
+	if *topic == "" {
+		*topic = "karst-bench"
 	}
-	if c.Duration <= 0 {
-		c.Duration = 10 * time.Second
+	if *records <= 0 {
+		*records = 1_000_000
+	}
+	if *duration <= 0 {
+		*duration = 10 * time.Second
 	}
 }
 
