@@ -74,6 +74,9 @@ type Config struct {
 	LogDefaults klog.Config
 	// RetentionCheckInterval is log.retention.check.interval.ms.
 	RetentionCheckInterval time.Duration
+	// RecoveryThreads is num.recovery.threads.per.data.dir: partitions
+	// opened or closed at once (0: Kafka's default, 2).
+	RecoveryThreads int
 	// Settings are the loaded broker settings, for config validation and
 	// DescribeConfigs; nil accepts any topic config.
 	Settings *config.Broker
@@ -224,6 +227,9 @@ func (n *Node) openStorage(cfg *Config) error {
 		return err
 	}
 	n.storage.SetCleanShutdown(clean)
+	if cfg.RecoveryThreads > 0 {
+		n.storage.SetRecoveryThreads(cfg.RecoveryThreads)
+	}
 	defer n.storage.SetCleanShutdown(false)
 	metaCfg := klog.DefaultConfig()
 	metaCfg.RetentionTime = -1

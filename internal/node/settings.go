@@ -27,6 +27,7 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		DefaultPartitions:        b.Int("num.partitions"),
 		DefaultReplicationFactor: int16(b.Int("default.replication.factor")),
 		RetentionCheckInterval:   time.Duration(b.Long("log.retention.check.interval.ms")) * time.Millisecond,
+		RecoveryThreads:          int(b.Int("num.recovery.threads.per.data.dir")),
 		LogDefaults:              brokerLogDefaults(b),
 		Settings:                 b,
 	}
