@@ -14,12 +14,13 @@
 # consume-raw produce100 e2e startup; also produce1000p, not in the default), DURATION per timed mode (10s, at most 30s), CONNS for the
 # connections mode (1000), BUFFER_BYTES produce100's buffer.memory (32 MiB),
 # KARST_BIN (a karst with `bench`; default: built from this tree), BROKERS
-# ("karst kafka"). A mode a broker cannot do (Karst before its data path
-# lands) is recorded as failed with its error; the script goes on.
+# ("karst kafka"), KARST_ARGS and KAFKA_ARGS (broker settings, see lib.sh).
+# A mode a broker cannot do (Karst before its data path lands) is recorded
+# as failed with its error; the script goes on.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
-if [ $# -ne 1 ]; then sed -n '2,18p' "$0" >&2; exit 2; fi
+if [ $# -ne 1 ]; then sed -n '2,19p' "$0" >&2; exit 2; fi
 OUT="$1"; mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
 REPS="${REPS:-3}"
 MODES="${MODES:-apiversions connections produce consume consume-raw produce100 e2e startup}"
@@ -128,6 +129,7 @@ records and buffer.memory $BUFFER_BYTES bytes; 0 means franz-go's 10,000-record 
 from the start, no group, with franz-go's consumer (consume-raw: the same with the load tool's raw
 consumer, one Fetch in flight, CRCs checked, records walked in place); e2e = 10,000 records/s of 1 KiB for $DURATION, first second left out;
 startup = restart on the data directory the run just wrote (Karst's may include recovery of it).
+Broker settings beyond the defaults: Karst \`${KARST_ARGS:-none}\`, Kafka \`${KAFKA_ARGS:-none}\`.
 NOTES
 } > "$OUT/summary.md"
 cat "$OUT/summary.md"

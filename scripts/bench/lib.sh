@@ -44,11 +44,14 @@ start_karst() {
 }
 
 # start_kafka DATA PORT starts Apache Kafka 4.1 with interop/kafka/start.sh and
-# sets BROKER_PID.
+# sets BROKER_PID. KAFKA_ARGS adds server.properties lines, e.g.
+# "log.flush.interval.messages=1" (Kafka's fsync on every append, the
+# durability Karst has by default).
 start_kafka() {
   local data="$1" port="$2"
   BENCH_KAFKA_DIRS+=("$data")
-  "$KAFKA_DIR/start.sh" "$data" "$port" > "$data.start.log" 2>&1 || { cat "$data.start.log" >&2; return 1; }
+  # shellcheck disable=SC2086 # KAFKA_ARGS is a list of key=value arguments
+  "$KAFKA_DIR/start.sh" "$data" "$port" ${KAFKA_ARGS:-} > "$data.start.log" 2>&1 || { cat "$data.start.log" >&2; return 1; }
   BROKER_PID="$(cat "$data/kafka.pid")"
   wait_answering "$port" "$BROKER_PID"
 }
