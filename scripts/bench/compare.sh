@@ -11,7 +11,8 @@
 #                 is pip-installed into scripts/bench/.venv; skipped if that fails)
 #
 # Environment: REPS (3), MODES (apiversions connections produce consume
-# consume-raw produce100 e2e startup; also produce1000p, not in the default), DURATION per timed mode (10s, at most 30s), CONNS for the
+# consume-raw produce100 e2e startup; also produce1000p, not in the default,
+# measured after WARMUP_1000P (30s) of the same load), DURATION per timed mode (10s, at most 30s), CONNS for the
 # connections mode (1000), BUFFER_BYTES produce100's buffer.memory (32 MiB),
 # KARST_BIN (a karst with `bench`; default: built from this tree), BROKERS
 # ("karst kafka"), KARST_ARGS and KAFKA_ARGS (broker settings, see lib.sh).
@@ -20,12 +21,13 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
-if [ $# -ne 1 ]; then sed -n '2,19p' "$0" >&2; exit 2; fi
+if [ $# -ne 1 ]; then sed -n '2,20p' "$0" >&2; exit 2; fi
 OUT="$1"; mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
 REPS="${REPS:-3}"
 MODES="${MODES:-apiversions connections produce consume consume-raw produce100 e2e startup}"
 DURATION="${DURATION:-10s}"
 CONNS="${CONNS:-1000}"
+WARMUP_1000P="${WARMUP_1000P:-30s}"
 BROKERS="${BROKERS:-karst kafka}"
 # With 100-byte records the producer buffers this many record bytes before
 # Produce blocks: Kafka's producer default (buffer.memory, 32 MiB), in place
@@ -66,6 +68,14 @@ run_mode() {
     consume-raw) args+=(-duration "$DURATION" -records "${PRODUCED:-5000000}" -topic bench-compare -client raw) ;;
     e2e)         args+=(-duration "$DURATION" -rate 10000) ;;
   esac
+  if [ "$mode" = produce1000p ]; then
+    # Measured warm: a fresh 1,000-partition topic costs both brokers their
+    # first touch of 2,000 preallocated index files, and Kafka its JIT
+    # warm-up and asynchronous log creation (its first two 10 s runs on a
+    # fresh topic read 4-12 MB/s, the third 366 MB/s, in one session).
+    timeout 120 "$KARST" bench produce -brokers "127.0.0.1:$port" -duration "$WARMUP_1000P" -records 50000000 \
+      -partitions 1000 -topic bench-compare-1000p > "$WORK/warmup.txt" 2>&1
+  fi
   local tool_mode="${mode%1000p}" # produce1000p is produce over 1,000 partitions
   tool_mode="${tool_mode%100}" # produce100 is produce with 100-byte records
   tool_mode="${tool_mode%-raw}" # consume-raw is consume with -client raw
@@ -125,7 +135,8 @@ Modes: apiversions = raw pipelined ApiVersions (window 64 per connection), $DURA
 connections = $CONNS idle connections (RSS is the OS's view: a JVM's heap is reserved up front,
 so Kafka's per-connection figure understates its cost); produce = 1 KiB random records, acks=all,
 idempotent, linger 5 ms, 6 partitions, for $DURATION (produce-100B: the same with 100-byte
-records and buffer.memory $BUFFER_BYTES bytes; 0 means franz-go's 10,000-record cap); consume = read back what produce wrote,
+records and buffer.memory $BUFFER_BYTES bytes; 0 means franz-go's 10,000-record cap; produce-1000p: 1 KiB records
+over 1,000 partitions, measured after $WARMUP_1000P of the same load); consume = read back what produce wrote,
 from the start, no group, with franz-go's consumer (consume-raw: the same with the load tool's raw
 consumer, one Fetch in flight, CRCs checked, records walked in place); e2e = 10,000 records/s of 1 KiB for $DURATION, first second left out;
 startup = restart on the data directory the run just wrote (Karst's may include recovery of it).
