@@ -87,7 +87,9 @@ func (k *karstProcess) kill() {
 // SIGKILL again and again while several idempotent acks=all producers
 // write, restarting it on the same directory each time. Afterwards every
 // acknowledged record must be in the log at the offset it was acknowledged
-// with, no record may appear twice, and offsets must be contiguous.
+// with, no record may appear twice, and offsets must be contiguous. Keyed
+// records over 12 partitions make requests that wait on several partitions
+// at once, so their fsyncs are batched into the log dir's syncfs.
 func TestSIGKILLDuringProduceLosesNoAcknowledgedRecord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts a broker process")
@@ -98,7 +100,7 @@ func TestSIGKILLDuringProduceLosesNoAcknowledgedRecord(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	const topic, partitions, producers, kills = "crash", 3, 3, 6
+	const topic, partitions, producers, kills = "crash", 12, 3, 6
 	admin, err := kgo.NewClient(kgo.SeedBrokers(k.addr))
 	if err != nil {
 		t.Fatal(err)

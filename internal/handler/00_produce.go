@@ -145,6 +145,9 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 		b.opts.Metrics.EnterPurgatory(metrics.ProducePurgatory)
 		defer b.opts.Metrics.LeavePurgatory(metrics.ProducePurgatory)
 		for _, w := range waits {
+			w.log.RequestDurable(w.offset)
+		}
+		for _, w := range waits {
 			if err := w.log.WaitDurable(ctx, w.offset); err != nil {
 				w.out.ErrorCode = kerr.RequestTimedOut.Code
 				if ctx.Err() == nil {

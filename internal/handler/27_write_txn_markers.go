@@ -96,6 +96,9 @@ func (b *Broker) handleWriteTxnMarkers(_ context.Context, r *Request) Outcome {
 		defer cancel()
 		settled := map[int64]bool{}
 		for _, w := range waits {
+			w.log.RequestDurable(w.offset)
+		}
+		for _, w := range waits {
 			if err := w.log.WaitDurable(ctx, w.offset); err != nil {
 				w.out.ErrorCode = kerr.RequestTimedOut.Code
 				if ctx.Err() == nil {

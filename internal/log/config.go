@@ -48,6 +48,9 @@ type Config struct {
 	// CleanShutdown: the log dir carried Kafka's clean-shutdown marker, so
 	// the active segment is trusted (indexes checked, records not) at Open.
 	CleanShutdown bool
+	// Syncer shares fsyncs with the other logs of the log dir (nil: each
+	// log fsyncs its own files).
+	Syncer *DirSyncer
 
 	// Now is the clock (nil = time.Now); tests replace it.
 	Now func() time.Time

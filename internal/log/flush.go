@@ -105,7 +105,7 @@ func (l *Log) flushRound() error {
 			err = e
 		}
 	}
-	if e := active.sync(); e != nil && err == nil {
+	if e := active.syncWith(l.syncer); e != nil && err == nil {
 		err = e
 	}
 	if dirDirty {
@@ -139,6 +139,16 @@ func (l *Log) failDurability(err error) {
 	defer f.mu.Unlock()
 	if f.err == nil {
 		f.err = fmt.Errorf("%w: %v", ErrStorage, err)
+	}
+}
+
+// RequestDurable starts making every offset <= offset durable without
+// waiting: a request that wrote to many partitions kicks all their
+// flushers first, so their fsyncs run together (and share a DirSyncer
+// batch) instead of one partition's after another's.
+func (l *Log) RequestDurable(offset int64) {
+	if l.durability != PageCache && l.flush.durable.Load() <= offset {
+		l.kickFlusher()
 	}
 }
 

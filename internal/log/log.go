@@ -44,6 +44,7 @@ type Log struct {
 	epochs            *leaderEpochCache
 	unflushedMessages int64
 	toSync            []*segment // rolled segments that still need fsync
+	syncer            *DirSyncer // shares the active segment's fsync with the log dir's other logs
 	dirDirty          bool       // directory entries changed since the last fsync
 
 	// Fixed at Open, read without the lock (cfg may change under it).
@@ -87,6 +88,7 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Log, error) {
 	l.maxMessageBytes.Store(int64(cfg.MaxMessageBytes))
 	l.timestampRules.Store(newTimestampRules(cfg))
 	l.now, l.durability, l.flushInterval, l.flushMessages = cfg.Now, cfg.Durability, cfg.FlushInterval, cfg.FlushMessages
+	l.syncer = cfg.Syncer
 	l.topic, l.partition, _ = ParseTopicPartition(dir)
 	l.logger = logger.With("partition", filepath.Base(dir))
 	if err := l.load(); err != nil {

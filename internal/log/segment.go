@@ -229,8 +229,12 @@ func (s *segment) translateOffset(target, startPos, limit int64) (pos int64, siz
 // sync fsyncs the records and the aborted-transaction index, which must
 // be as durable as the abort markers it describes: recovery rebuilds it
 // only for segments past the recovery point.
-func (s *segment) sync() error {
-	if err := s.log.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+func (s *segment) sync() error { return s.syncWith(nil) }
+
+// syncWith is sync with the segment file's fsync shared through syncer
+// (nil: alone).
+func (s *segment) syncWith(syncer *DirSyncer) error {
+	if err := syncer.Sync(s.log); err != nil && !errors.Is(err, os.ErrClosed) {
 		return err
 	}
 	return s.txnIdx.sync()

@@ -50,6 +50,8 @@ type Manager struct {
 	// recoveryThreads bounds the partitions opened or closed at once
 	// (num.recovery.threads.per.data.dir).
 	recoveryThreads atomic.Int32
+	// syncer is group commit across the dir's partitions.
+	syncer *klog.DirSyncer
 }
 
 // SetRecoveryThreads sets how many partitions are opened or closed at once.
@@ -66,6 +68,9 @@ func Open(dir string, configFor ConfigFunc, logger *slog.Logger) (*Manager, erro
 	m := &Manager{dir: dir, logger: logger, configFor: configFor}
 	m.recoveryThreads.Store(defaultRecoveryThreads)
 	var err error
+	if m.syncer, err = klog.NewDirSyncer(dir); err != nil {
+		return nil, fmt.Errorf("log dir %s: %w", dir, err)
+	}
 	if m.recoveryPoints, err = klog.ReadOffsetCheckpoint(filepath.Join(dir, klog.RecoveryPointCheckpointFile)); err != nil {
 		return nil, err
 	}
@@ -111,6 +116,7 @@ func (m *Manager) SetCleanShutdown(clean bool) { m.cleanShutdown.Store(clean) }
 
 func (m *Manager) applyCheckpoints(tp klog.TopicPartition, cfg *klog.Config) {
 	cfg.CleanShutdown = m.cleanShutdown.Load()
+	cfg.Syncer = m.syncer
 	if rp, ok := m.recoveryPoints[tp]; ok {
 		cfg.RecoveryPoint = rp
 	}
@@ -285,5 +291,7 @@ func (m *Manager) Close(extra ...*klog.Log) error {
 	inParallel(threads, len(parts), func(i int) { errs[i] = parts[i].Log.Flush(ctx) })
 	errs[2*len(parts)] = m.WriteCheckpoints(extra...)
 	inParallel(threads, len(parts), func(i int) { errs[len(parts)+i] = parts[i].Log.Close() })
+	// Logs still open (extra) fsync alone from here on.
+	errs = append(errs, m.syncer.Close())
 	return errors.Join(errs...)
 }
