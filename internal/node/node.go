@@ -74,6 +74,8 @@ type Config struct {
 	LogDefaults klog.Config
 	// RetentionCheckInterval is log.retention.check.interval.ms.
 	RetentionCheckInterval time.Duration
+	// QueuedMaxRequestBytes is queued.max.request.bytes (<= 0: no limit).
+	QueuedMaxRequestBytes int64
 	// RecoveryThreads is num.recovery.threads.per.data.dir: partitions
 	// opened or closed at once (0: Kafka's default, 2).
 	RecoveryThreads int
@@ -122,7 +124,9 @@ func Start(cfg Config) (n *Node, err error) {
 	n.srv = server.New(server.Config{
 		Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger, Metrics: n.metrics,
 		SendBufferBytes: cfg.SendBufferBytes, ReceiveBufferBytes: cfg.ReceiveBufferBytes, IdleTimeout: cfg.IdleTimeout,
+		QueuedMaxRequestBytes: cfg.QueuedMaxRequestBytes,
 	})
+	n.metrics.WatchRequestMemory(n.srv.RequestMemoryAvailable, n.srv.RequestMemoryUsed)
 	if err := n.srv.Listen(); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		SendBufferBytes:          int(b.Int("socket.send.buffer.bytes")),
 		ReceiveBufferBytes:       int(b.Int("socket.receive.buffer.bytes")),
 		IdleTimeout:              time.Duration(b.Long("connections.max.idle.ms")) * time.Millisecond,
+		QueuedMaxRequestBytes:    b.Long("queued.max.request.bytes"),
 		AutoCreateTopics:         b.Bool("auto.create.topics.enable"),
 		DefaultPartitions:        b.Int("num.partitions"),
 		DefaultReplicationFactor: int16(b.Int("default.replication.factor")),

@@ -51,6 +51,14 @@ type conn struct {
 	// lastActive is when a request was last read or a response written
 	// (unix nanoseconds), for connections.max.idle.ms.
 	lastActive atomic.Int64
+	// receiving is set while a frame's body is awaited: its slot is
+	// taken but no request is in flight yet.
+	receiving atomic.Bool
+
+	// Owned by the reader: whether it holds a slot for the frame being
+	// read, and the request memory (queued.max.request.bytes) it holds.
+	slotTaken  bool
+	heldMemory int64
 }
 
 // pending is a request waiting for its response to be written.
@@ -111,7 +119,9 @@ func (c *conn) serve() {
 	defer c.s.forget(c)
 	fr := wire.NewFrameReader(c.nc, c.s.cfg.MaxRequestSize)
 	for {
-		frame, err := fr.ReadFrameFrom(frameBuffer)
+		c.slotTaken = false
+		frame, err := fr.ReadFrameFrom(c.frameBufferFor)
+		c.receiving.Store(false)
 		if err != nil {
 			var sizeErr *wire.FrameSizeError
 			switch {
@@ -120,7 +130,7 @@ func (c *conn) serve() {
 				// since nothing after it can be trusted to be aligned.
 				c.s.stats.FramesRefused.Add(1)
 				c.logger().Warn("closing connection after a frame shorter than a request header", "size", sizeErr.Size)
-				c.take()
+				c.slotTaken = false // the answer now holds the slot
 				c.enqueue(&pending{raw: minimalErrorFrame(wire.PeekCorrelationID(frame), kerr.InvalidRequest.Code)})
 			case errors.As(err, &sizeErr):
 				c.s.stats.FramesRefused.Add(1)
@@ -129,12 +139,16 @@ func (c *conn) serve() {
 			default:
 				c.logger().Debug("connection read ended", "err", err)
 			}
+			if c.slotTaken {
+				c.give()
+			}
+			c.releaseRequestMemory()
 			break
 		}
 		c.s.stats.Requests.Add(1)
 		c.touch()
-		c.take()
 		p, ok := c.dispatch(frame)
+		c.releaseRequestMemory()
 		if !ok {
 			c.give()
 			break
@@ -169,7 +183,7 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 	req.SetVersion(version)
 	header, body, err := wire.ParseRequestHeader(frame, req.IsFlexible())
 	if err == nil {
-		err = req.ReadFrom(body)
+		err = c.s.decodes.decode(req, body)
 	}
 	if err != nil {
 		c.logger().Info("request could not be decoded", "api", api.Name, "api_version", version, "err", err)

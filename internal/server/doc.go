@@ -10,4 +10,11 @@
 // Config.MaxInFlight requests queued; past that its reader stops reading and
 // TCP pushes back on the client, so a slow or hostile peer only ever stalls
 // itself.
+//
+// Memory that sockets make the server use is bounded in two ways shared by
+// all connections: queued.max.request.bytes (Config.QueuedMaxRequestBytes,
+// off by default as in Kafka) caps the bytes of request frames read and
+// not yet handled, and reading stops while it is exhausted; and decode
+// budgets cap what decoding request bodies, which can allocate up to ~100
+// times their size, may allocate at once (decode_budget.go).
 package server

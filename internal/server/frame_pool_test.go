@@ -6,20 +6,22 @@ import (
 
 func TestOnlyProduceFramesArePooled(t *testing.T) {
 	// Drain whatever other tests left behind.
-	for frameBuffers.Get() != nil {
+	for i := range frameClasses {
+		for frameClasses[i].Get() != nil {
+		}
 	}
 	big := make([]byte, 2*minPooledFrame)
 	recycleFrame(3, big) // Metadata: its frame may be referenced after the handler returns
-	if got := frameBuffer(minPooledFrame); got != nil {
+	if got := frameBuffer(2 * minPooledFrame); got != nil {
 		t.Fatalf("a Metadata request's buffer was pooled")
 	}
 	recycleFrame(produceKey, make([]byte, maxPooledFrame+1))
-	if got := frameBuffer(minPooledFrame); got != nil {
+	if got := frameBuffer(maxPooledFrame); got != nil {
 		t.Fatalf("an oversized buffer was pooled")
 	}
 	recycleFrame(produceKey, big)
 	// sync.Pool may drop entries at any GC, so only check what comes back.
-	if got := frameBuffer(minPooledFrame); got != nil && (len(got) != 0 || &got[:1][0] != &big[0]) {
+	if got := frameBuffer(2 * minPooledFrame); got != nil && (len(got) != 0 || &got[:1][0] != &big[0]) {
 		t.Fatalf("pool returned a buffer that is not the produce frame's")
 	}
 }
@@ -58,4 +60,29 @@ func BenchmarkSmallProduceFrame(b *testing.B) {
 		buf := frameBuffer(1100)[:1100]
 		recycleFrame(produceKey, buf)
 	}
+}
+
+// growOrReuse stands in for wire's reader: it reads into buf when buf
+// holds size bytes and otherwise ends with a buffer of exactly size.
+func growOrReuse(buf []byte, size int) []byte {
+	if cap(buf) >= size {
+		return buf[:size]
+	}
+	return make([]byte, size)
+}
+
+func benchmarkLargeProduceFrames(b *testing.B, sizes []int) {
+	b.ReportAllocs()
+	for i := range b.N {
+		size := sizes[i%len(sizes)]
+		recycleFrame(produceKey, growOrReuse(frameBuffer(int32(size)), size))
+	}
+}
+
+func BenchmarkLargeProduceFrameSameSize(b *testing.B) {
+	benchmarkLargeProduceFrames(b, []int{1536 << 10})
+}
+
+func BenchmarkLargeProduceFrameMixed(b *testing.B) {
+	benchmarkLargeProduceFrames(b, []int{100 << 10, 1536 << 10, 700 << 10, 3 << 20, 1 << 20, 200 << 10})
 }

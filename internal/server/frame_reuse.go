@@ -8,55 +8,53 @@ import (
 // produceKey is the Produce API key.
 const produceKey = 0
 
-// Small frames are served from power-of-two size classes, from
-// minClassFrame up to (not including) minPooledFrame: a producer sending
-// one small batch per request (linger 0, low rates) otherwise allocates
-// every request afresh, which was 63% of the bytes a broker allocated in
-// the 10,000 records/s end-to-end benchmark and kept the GC cycling.
+// Request buffers are kept in power-of-two size classes, from
+// minClassFrame (class minFrameClass) to maxPooledFrame (class
+// maxFrameClass); class k serves frames of (2^(k-1), 2^k] bytes.
+//
+// Below minPooledFrame a frame whose class is empty gets a fresh buffer of
+// the class size: at most 64 KiB, which wire's reader would allocate at
+// once for a frame that size anyway. A producer sending one small batch
+// per request (linger 0, low rates) otherwise allocates every request
+// afresh, which was 63% of the bytes a broker allocated in the 10,000
+// records/s end-to-end benchmark and kept the GC cycling.
+//
+// From minPooledFrame up, class buffers are only ever reused, never
+// allocated up front: a size prefix is not trusted to be followed by that
+// many bytes, and wire's reader grows large frames in bounded steps as
+// they arrive. The buffer it ends with has exactly the frame's size, so
+// such a buffer joins the class of that size (its capacity may then be
+// below the class size; a later, larger frame of the class grows from it,
+// and one of the same size, the common case, fits).
 const (
-	minClassFrame = 256
-	minFrameClass = 8  // log2(minClassFrame)
-	maxFrameClass = 16 // log2(minPooledFrame)
+	minClassFrame  = 256
+	minFrameClass  = 8        // log2(minClassFrame)
+	minPooledFrame = 64 << 10 // smallest frame whose class is not allocated up front
+	// maxPooledFrame bounds the buffers kept: a producer's requests are
+	// typically a few MiB (one batch of up to 1 MiB per partition), and
+	// one request far larger should not pin that much memory.
+	maxPooledFrame = 16 << 20
+	maxFrameClass  = 24 // log2(maxPooledFrame)
 )
 
-// minPooledFrame is the smallest request read into a buffer from the large
-// pool, whose buffers are only ever reused, never allocated up front: a
-// size prefix is not trusted to be followed by that many bytes, and
-// wire's reader grows large frames in bounded steps as they arrive.
-const minPooledFrame = 64 << 10
-
-// maxPooledFrame bounds the buffers kept: a producer's requests are
-// typically a few MiB (one batch of up to 1 MiB per partition), and one
-// request far larger should not pin that much memory.
-const maxPooledFrame = 16 << 20
-
-// frameBuffers holds large request buffers between produce requests, and
-// smallFrames the size classes. A connection takes one only once a
-// frame's size prefix has arrived and gives it back as soon as the
-// request is handled, so an idle connection holds none (10,000 idle
-// connections stay cheap) and the GC empties the pools when producing
-// stops.
-var (
-	frameBuffers sync.Pool                                    // of *[]byte
-	smallFrames  [maxFrameClass - minFrameClass + 1]sync.Pool // of *[]byte, each cap exactly its class
-)
+// frameClasses hold request buffers between produce requests. A
+// connection takes one only once a frame's size prefix has arrived and
+// gives it back as soon as the request is handled, so an idle connection
+// holds none (10,000 idle connections stay cheap) and the GC empties the
+// pools when producing stops.
+var frameClasses [maxFrameClass - minFrameClass + 1]sync.Pool // of *[]byte
 
 // frameBuffer is the wire.FrameReader's buffer source.
 func frameBuffer(size int32) []byte {
-	switch {
-	case size < minClassFrame:
+	if size < minClassFrame || size > maxPooledFrame {
 		return nil
-	case size < minPooledFrame:
-		class := bits.Len32(uint32(size - 1)) // cap 1<<class holds size
-		if b, ok := smallFrames[class-minFrameClass].Get().(*[]byte); ok {
-			return *b
-		}
-		// At most 64 KiB, which wire's reader would allocate at once
-		// for a frame this size anyway.
-		return make([]byte, 0, 1<<class)
 	}
-	if b, ok := frameBuffers.Get().(*[]byte); ok {
+	class := bits.Len32(uint32(size - 1)) // 1<<class holds size
+	if b, ok := frameClasses[class-minFrameClass].Get().(*[]byte); ok {
 		return *b
+	}
+	if size < minPooledFrame {
+		return make([]byte, 0, 1<<class)
 	}
 	return nil
 }
@@ -83,13 +81,15 @@ func recycleFrame(apiKey int16, frame []byte) {
 		return
 	}
 	c := cap(frame)
-	b := frame[:0]
-	switch {
-	case c < minClassFrame || c > maxPooledFrame:
-	case c <= 1<<maxFrameClass && c&(c-1) == 0:
-		// A power of two: a class buffer frameBuffer made.
-		smallFrames[bits.Len(uint(c))-1-minFrameClass].Put(&b)
-	case c >= minPooledFrame:
-		frameBuffers.Put(&b)
+	if c < minClassFrame || c > maxPooledFrame {
+		return
 	}
+	class := bits.Len(uint(c - 1)) // the smallest class c reaches into
+	if c&(c-1) != 0 && c < minPooledFrame {
+		// Below minPooledFrame a class's buffers are exactly its size,
+		// so a frame that is not would be short for some of it.
+		return
+	}
+	b := frame[:0]
+	frameClasses[class-minFrameClass].Put(&b)
 }

@@ -13,7 +13,15 @@ func (c *conn) touch() { c.lastActive.Store(time.Now().UnixNano()) }
 
 // idleFor is how long c has had no activity and no request in flight.
 func (c *conn) idleFor(now time.Time) time.Duration {
-	if len(c.slots) > 0 {
+	// A frame whose body is awaited holds a slot but is not in flight, so
+	// a client that stalls mid-frame is still idle. (receiving is set
+	// after its slot is taken and cleared before it is given back, so a
+	// race only ever makes a connection look busy.)
+	inFlight := len(c.slots)
+	if c.receiving.Load() {
+		inFlight--
+	}
+	if inFlight > 0 {
 		return 0
 	}
 	return now.Sub(time.Unix(0, c.lastActive.Load()))

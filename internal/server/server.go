@@ -36,7 +36,18 @@ type Config struct {
 	// request read, no response written and nothing in flight for longer
 	// is closed. 0 or less keeps connections forever.
 	IdleTimeout time.Duration
-	Logger      *slog.Logger
+	// QueuedMaxRequestBytes is queued.max.request.bytes: the bytes of
+	// request frames, from every connection, read (or being read) and not
+	// yet handled. Once they reach it the server stops reading from
+	// sockets until some are handled; no request is refused for it. 0 or
+	// less means no limit (Kafka's default, -1).
+	QueuedMaxRequestBytes int64
+	// DecodeBudget is how many bytes decodes of request bodies larger
+	// than 64 KiB may allocate at once, at worst (see decode_budget.go);
+	// 0 means DefaultDecodeBudget and a negative value turns both decode
+	// budgets off.
+	DecodeBudget int64
+	Logger       *slog.Logger
 	// Metrics, if set, counts requests and connections.
 	Metrics *metrics.Metrics
 }
@@ -61,6 +72,10 @@ type Server struct {
 	connWG   sync.WaitGroup
 
 	stats Stats
+
+	// requestMemory is queued.max.request.bytes' pool; nil without one.
+	requestMemory *byteBudget
+	decodes       decodeBudgets
 }
 
 // Stats are counters the server keeps; read them with the atomic getters.
@@ -91,6 +106,8 @@ func New(cfg Config) *Server {
 		cfg: cfg, logger: cfg.Logger,
 		listeners: map[string]net.Listener{}, conns: map[*conn]struct{}{},
 		ctx: ctx, cancel: cancel,
+		requestMemory: newRequestMemory(cfg.QueuedMaxRequestBytes),
+		decodes:       newDecodeBudgets(cfg.DecodeBudget),
 	}
 }
 

@@ -1,0 +1,57 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// typicalProduceBody is a Produce v9 body with one partition of 1 KiB of
+// records, the kind a low-latency producer sends.
+func typicalProduceBody() []byte {
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(9)
+	req.Acks, req.TimeoutMillis = -1, 30000
+	topic := kmsg.NewProduceRequestTopic()
+	topic.Topic = "bench"
+	part := kmsg.NewProduceRequestTopicPartition()
+	part.Records = make([]byte, 1024)
+	topic.Partitions = append(topic.Partitions, part)
+	req.Topics = append(req.Topics, topic)
+	return req.AppendTo(nil)
+}
+
+// BenchmarkDecodeProduce decodes a typical produce body as dispatch does,
+// with and without the decode budgets, from one goroutine and from all.
+func BenchmarkDecodeProduce(b *testing.B) {
+	body := typicalProduceBody()
+	for _, tc := range []struct {
+		name   string
+		budget int64
+	}{{"budget=off", -1}, {"budget=on", 0}} {
+		d := newDecodeBudgets(tc.budget)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				req := kmsg.NewPtrProduceRequest()
+				req.SetVersion(9)
+				if err := d.decode(req, body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/parallel", func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := kmsg.NewPtrProduceRequest()
+					req.SetVersion(9)
+					if err := d.decode(req, body); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
