@@ -112,7 +112,7 @@ func TestGroupsContinueAcrossBrokerSIGKILL(t *testing.T) {
 	settled("every group stable again, every record after the restart consumed and committed")
 	for _, r := range runs {
 		var redeliverable func(string) bool
-		if r.v.protocol == "classic" && !classicMembersSurviveBrokerRestart {
+		if r.v.protocol == "classic" && (!classicMembersSurviveBrokerRestart || r.v.rejoinsAfterOutage) {
 			redeliverable = func(v string) bool { return strings.HasPrefix(v, "after-") }
 		}
 		checkConsumedOnce(t, r.v, r.ledger, r.all, "", redeliverable)
@@ -125,7 +125,8 @@ func TestGroupsContinueAcrossBrokerSIGKILL(t *testing.T) {
 // at start, as Kafka does (GroupMetadataManager.onLoaded reschedules each
 // loaded member's heartbeat). Karst does (internal/group/load_classic.go):
 // running members carry on with their member id and generation, so no
-// record read after the restart is read again. Set to false, a redelivery
+// record read after the restart is read again, unless the client rejoins
+// on its own (groupVariant.rejoinsAfterOutage). Set to false, a redelivery
 // of records produced after the restart would be tolerated for classic
 // groups (and logged); records committed before the kill must never come
 // back either way.
