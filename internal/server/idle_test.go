@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/karst-broker/karst/internal/server"
 	"github.com/karst-broker/karst/karsttest"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -14,12 +15,12 @@ func TestIdleConnectionIsClosedAfterConnectionsMaxIdle(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	b := karsttest.Start(t, karsttest.WithConfig("connections.max.idle.ms", "300"))
 
-	quiet := dial(t, b.Addr())
+	quiet := server.DialTest(t, b.Addr())
 	apiVersionsOK(t, quiet, 1)
 	lastAnswer := time.Now()
 
 	// A connection that keeps asking for longer than the limit stays open.
-	busy := dial(t, b.Addr())
+	busy := server.DialTest(t, b.Addr())
 	for corr := int32(1); time.Since(lastAnswer) < 3*idle; corr++ {
 		apiVersionsOK(t, busy, corr)
 	}
@@ -39,7 +40,7 @@ func TestIdleConnectionIsClosedAfterConnectionsMaxIdle(t *testing.T) {
 
 func TestConnectionWithARequestInFlightIsNotIdle(t *testing.T) {
 	b := karsttest.Start(t, karsttest.WithConfig("connections.max.idle.ms", "200"))
-	c := dial(t, b.Addr())
+	c := server.DialTest(t, b.Addr())
 	// A Fetch for a partition that has no records parks for MaxWaitMillis,
 	// longer than the idle limit; it must be answered, not cut off.
 	meta := kmsg.NewPtrMetadataRequest()

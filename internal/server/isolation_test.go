@@ -5,6 +5,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/karst-broker/karst/internal/server"
 	"github.com/karst-broker/karst/karsttest"
 )
 
@@ -16,21 +17,21 @@ import (
 func TestStalledConnectionsDoNotStallOthers(t *testing.T) {
 	b := karsttest.Start(t)
 
-	nonReader := dial(t, b.Addr())
+	nonReader := server.DialTest(t, b.Addr())
 	var flood []byte
 	for i := range 5000 {
 		flood = append(flood, request(kmsg.NewPtrMetadataRequest(), 12, int32(i), "flood")...)
 	}
 	go nonReader.Write(flood) // blocks once both socket buffers are full
 
-	halfFrame := dial(t, b.Addr())
+	halfFrame := server.DialTest(t, b.Addr())
 	halfFrame.Write([]byte{0, 0x10, 0, 0})
 	halfFrame.Write(make([]byte, 1<<19))
 
-	halfPrefix := dial(t, b.Addr())
+	halfPrefix := server.DialTest(t, b.Addr())
 	halfPrefix.Write([]byte{0, 0})
 
 	for i := range 20 {
-		apiVersionsOK(t, dial(t, b.Addr()), int32(i))
+		apiVersionsOK(t, server.DialTest(t, b.Addr()), int32(i))
 	}
 }

@@ -17,20 +17,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/karst-broker/karst/internal/server"
 	"github.com/karst-broker/karst/karsttest"
 )
-
-// dial opens a raw connection with a deadline covering the whole test step.
-func dial(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetDeadline(time.Now().Add(20 * time.Second))
-	t.Cleanup(func() { c.Close() })
-	return c
-}
 
 // readFrame reads one size-prefixed response frame.
 func readFrame(t *testing.T, c net.Conn) []byte {
@@ -97,7 +86,7 @@ func apiVersionsOK(t *testing.T, c net.Conn, corr int32) {
 // 1333056139 and error 35, in a v0 body that lists the supported ranges.
 func TestSeedApiVersionsUnsupportedVersion(t *testing.T) {
 	b := karsttest.Start(t)
-	c := dial(t, b.Addr())
+	c := server.DialTest(t, b.Addr())
 	raw, _ := hex.DecodeString("000000230012674a4f74d28b00096b61666b612d636c69000a6b61666b612d636c6904302e3100")
 	if _, err := c.Write(raw); err != nil {
 		t.Fatal(err)
@@ -129,7 +118,7 @@ func TestSeedApiVersionsUnsupportedVersion(t *testing.T) {
 
 func TestPipelinedRequestsAnsweredInOrder(t *testing.T) {
 	b := karsttest.Start(t)
-	c := dial(t, b.Addr())
+	c := server.DialTest(t, b.Addr())
 	var batch []byte
 	for i := range 100 {
 		var req kmsg.Request
@@ -153,7 +142,7 @@ func TestPipelinedRequestsAnsweredInOrder(t *testing.T) {
 
 func TestRequestSplitAcrossWrites(t *testing.T) {
 	b := karsttest.Start(t)
-	c := dial(t, b.Addr())
+	c := server.DialTest(t, b.Addr())
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.ClientSoftwareName, req.ClientSoftwareVersion = "split", "1"
 	frame := request(req, 3, 42, "split-writer")
@@ -236,7 +225,7 @@ func TestHugeSizePrefixRefusedWithoutAllocating(t *testing.T) {
 	runtime.GC()
 	before := rssBytes(t)
 	for _, prefix := range [][]byte{{0x80, 0, 0, 0}, {0x7f, 0xff, 0xff, 0xff}, {0x06, 0x40, 0x00, 0x01}} {
-		c := dial(t, b.Addr())
+		c := server.DialTest(t, b.Addr())
 		if _, err := c.Write(prefix); err != nil {
 			t.Fatal(err)
 		}
@@ -245,9 +234,9 @@ func TestHugeSizePrefixRefusedWithoutAllocating(t *testing.T) {
 		}
 	}
 	// A large but legal size with no bytes behind it must not reserve it.
-	legal := dial(t, b.Addr())
-	legal.Write([]byte{0x05, 0xff, 0xff, 0xff}) // ~96 MiB announced, nothing sent
-	apiVersionsOK(t, dial(t, b.Addr()), 1)      // proves the server got past the prefix
+	legal := server.DialTest(t, b.Addr())
+	legal.Write([]byte{0x05, 0xff, 0xff, 0xff})       // ~96 MiB announced, nothing sent
+	apiVersionsOK(t, server.DialTest(t, b.Addr()), 1) // proves the server got past the prefix
 	runtime.GC()
 	if grown := rssBytes(t) - before; grown > 32<<20 {
 		t.Fatalf("RSS grew by %d bytes after refused size prefixes", grown)
@@ -256,7 +245,7 @@ func TestHugeSizePrefixRefusedWithoutAllocating(t *testing.T) {
 
 func TestUnknownAPIAndUnsupportedVersionKeepConnection(t *testing.T) {
 	b := karsttest.Start(t)
-	c := dial(t, b.Addr())
+	c := server.DialTest(t, b.Addr())
 	// API key 9999: not an API at all.
 	unknown := []byte{0, 0, 0, 10, 0x27, 0x0f, 0, 0, 0, 0, 0, 5, 0xff, 0xff}
 	// Metadata v99: a known API at a version no one serves.
@@ -278,7 +267,7 @@ func TestUnknownAPIAndUnsupportedVersionKeepConnection(t *testing.T) {
 
 func TestUndecodableBodyAnsweredWithInvalidRequest(t *testing.T) {
 	b := karsttest.Start(t)
-	c := dial(t, b.Addr())
+	c := server.DialTest(t, b.Addr())
 	// Metadata v4 whose topic array claims 1,000 entries in 1 byte.
 	frame := []byte{0, 0, 0, 15, 0, 3, 0, 4, 0, 0, 0, 9, 0xff, 0xff, 0, 0, 0x03, 0xe8, 1}
 	if _, err := c.Write(frame); err != nil {
@@ -301,7 +290,7 @@ func TestUndecodableBodyAnsweredWithInvalidRequest(t *testing.T) {
 
 func TestFrameShorterThanCorrelationIDAnsweredWithZero(t *testing.T) {
 	b := karsttest.Start(t)
-	c := dial(t, b.Addr())
+	c := server.DialTest(t, b.Addr())
 	if _, err := c.Write([]byte{0, 0, 0, 3, 0, 18, 0}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/karst-broker/karst/internal/server"
 	"github.com/karst-broker/karst/karsttest"
 )
 
@@ -60,7 +61,7 @@ func TestRandomAndMutatedFramesOverSockets(t *testing.T) {
 	}
 	wg.Wait()
 
-	apiVersionsOK(t, dial(t, b.Addr()), 99)
+	apiVersionsOK(t, server.DialTest(t, b.Addr()), 99)
 	if n := b.PanicsRecovered(); n != 0 {
 		t.Fatalf("%d handler panics", n)
 	}

@@ -38,9 +38,11 @@ func startBenchServer(t testing.TB, cfg Config) (*Server, string) {
 	return s, s.Addr("PLAINTEXT").String()
 }
 
+// DialTest is dialTest for the external test package (protocol_test.go).
+var DialTest = dialTest
+
 // dialTest opens a connection whose every read and write must finish
-// within the test's deadline. (protocol_test.go, an external test
-// package, has its own dial.)
+// within the test's deadline.
 func dialTest(t testing.TB, addr string) net.Conn {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
