@@ -191,6 +191,7 @@ func benchMain(args []string) int {
 		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "stop after this long")
 		fetchMax := fs.Int("fetch-max-bytes", 0, "fetch.max.bytes (0: franz-go default)")
 		partMax := fs.Int("partition-max-bytes", 0, "max.partition.fetch.bytes (0: franz-go default)")
+		fs.IntVar(&cfg.Consumers, "consumers", 1, "franz-go clients reading at once, partition p by client p mod consumers")
 		client := fs.String("client", "franz-go", "consumer: franz-go (kgo, records built as kgo.Record) or raw (one connection, hand-written Fetch, batches CRC-checked and records walked in place)")
 		registerIsolation(fs, &cfg)
 		run = func() []*bench.Result {
@@ -200,10 +201,13 @@ func benchMain(args []string) int {
 			case "franz-go":
 				return []*bench.Result{bench.Consume(ctx, cfg)}
 			case "raw":
+				if cfg.Consumers > 1 {
+					break // one connection: it does not split partitions
+				}
 				return []*bench.Result{bench.ConsumeRaw(ctx, cfg)}
 			}
 			res := bench.NewResult("consume")
-			res.Fail(fmt.Errorf("unknown -client %q (franz-go or raw)", *client))
+			res.Fail(fmt.Errorf("-client %q with -consumers %d: want franz-go (any -consumers) or raw (-consumers 1)", *client, cfg.Consumers))
 			return []*bench.Result{res}
 		}
 	case "e2e":

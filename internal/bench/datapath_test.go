@@ -43,6 +43,15 @@ func runDataPath(t *testing.T, addr string) {
 	}
 
 	checkConsumed(t, "consume", Consume(ctx, ConsumeConfig{Addr: addr, Topic: topic, Records: 5000, Duration: 20 * time.Second}))
+	// Clients splitting the partitions read each record once between
+	// them: two sharing three partitions, and four, one with none, asked
+	// for more than there is (they stop at the deadline, short=1).
+	checkConsumed(t, "2 consumers", Consume(ctx, ConsumeConfig{Addr: addr, Topic: topic, Records: 5000, Duration: 20 * time.Second, Consumers: 2}))
+	four := Consume(ctx, ConsumeConfig{Addr: addr, Topic: topic, Records: 6000, Duration: 3 * time.Second, Consumers: 4})
+	checkConsumed(t, "4 consumers", four)
+	if n, _ := four.Int("short"); n != 1 {
+		t.Errorf("4 consumers short=%d, want 1 (they asked for 6000)", n)
+	}
 	// The raw consumer must count exactly what franz-go's did, asking for
 	// more than there is (it stops at its deadline, short=1) and with a
 	// partition limit that cuts batches so fetches end in partial ones.

@@ -12,7 +12,10 @@
 #
 # Environment: REPS (3), MODES (apiversions connections produce consume
 # consume-raw produce100 e2e startup; also produce1000p, not in the default,
-# measured after WARMUP_1000P (30s) of the same load), DURATION per timed mode (10s, at most 30s), CONNS for the
+# measured after WARMUP_1000P (30s) of the same load), WARMUP_RECORDS (records
+# of 1 KiB each broker is given, produced and read back, plus 5 s of 100-byte
+# records, on topics of their own before any mode is measured; 2000000, 0 for
+# none), DURATION per timed mode (10s, at most 30s), CONNS for the
 # connections mode (1000), BUFFER_BYTES produce100's buffer.memory (32 MiB),
 # KARST_BIN (a karst with `bench`; default: built from this tree), BROKERS
 # ("karst kafka"), KARST_ARGS and KAFKA_ARGS (broker settings, see lib.sh).
@@ -28,6 +31,7 @@ MODES="${MODES:-apiversions connections produce consume consume-raw produce100 e
 DURATION="${DURATION:-10s}"
 CONNS="${CONNS:-1000}"
 WARMUP_1000P="${WARMUP_1000P:-30s}"
+WARMUP_RECORDS="${WARMUP_RECORDS:-2000000}"
 BROKERS="${BROKERS:-karst kafka}"
 # With 100-byte records the producer buffers this many record bytes before
 # Produce blocks: Kafka's producer default (buffer.memory, 32 MiB), in place
@@ -91,6 +95,24 @@ run_mode() {
   fi
 }
 
+# warm_up PORT gives a broker the load the modes measure, on topics of its
+# own, before any is measured. Kafka's JIT compiles its hot paths during the
+# first seconds of a load: its first franz-go consume after a start read
+# 932 MB/s, the next four 1,138-1,497, and it spent 2.54 s of CPU on the
+# first against 1.03-1.70 on the others (2026-12-01), so without this a
+# fresh JVM's first run of each mode measured its warm-up. Karst gets the
+# same load.
+warm_up() {
+  local port="$1"
+  [ "$WARMUP_RECORDS" = 0 ] && return
+  {
+    timeout 120 "$KARST" bench produce -brokers "127.0.0.1:$port" -duration 30s -records "$WARMUP_RECORDS" -topic bench-warmup
+    timeout 120 "$KARST" bench consume -brokers "127.0.0.1:$port" -duration 30s -records "$WARMUP_RECORDS" -topic bench-warmup
+    timeout 60 "$KARST" bench produce -brokers "127.0.0.1:$port" -duration 5s -records 50000000 -record-size 100 \
+      "${BUFFER_ARGS[@]}" -topic bench-warmup-100
+  } >> "$WORK/warmup.txt" 2>&1 || echo "warm-up of 127.0.0.1:$port failed (see $WORK/warmup.txt); measuring anyway" >&2
+}
+
 run_startup() {
   local broker="$1" rep="$2" data="$3" port; port="$(free_port)"
   local cmd
@@ -116,6 +138,7 @@ for rep in $(seq 1 "$REPS"); do
     pid="$BROKER_PID"
     sleep 2 # idle means settled after start, not mid-start
     echo "mode=idle rss_kb=$(rss_kb "$pid") broker=$broker rep=$rep" | tee -a "$RESULTS"
+    warm_up "$port"
     for mode in $MODES; do
       [ "$mode" = startup ] && continue
       run_mode "$broker" "$rep" "$pid" "$port" "$mode"
@@ -131,6 +154,8 @@ done
   cat <<NOTES
 
 Notes: one broker runs at a time on this machine ($(nproc) cores), the load tool beside it.
+Warm-up: before any mode, each broker was given $WARMUP_RECORDS records of 1 KiB produced and read back, then 5 s
+of 100-byte records, on topics of their own (a fresh JVM compiles its hot paths during the first seconds of load).
 Modes: apiversions = raw pipelined ApiVersions (window 64 per connection), $DURATION each;
 connections = $CONNS idle connections (RSS is the OS's view: a JVM's heap is reserved up front,
 so Kafka's per-connection figure understates its cost); produce = 1 KiB random records, acks=all,
