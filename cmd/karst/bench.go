@@ -34,6 +34,7 @@ modes:
   produce       records of -record-size bytes to -topic (created with
                 -partitions if missing); records/s, MB/s, ack latency
   consume       read -topic from the start without a group until -records
+                (-consumers N: N clients, each reading its share of partitions)
   e2e           produce at -rate records/s and consume in the same process;
                 send-to-receive latency p50/p99/p999/max
   rebalance     start -members group members (one client each) on a topic of
