@@ -85,18 +85,9 @@ func Consume(ctx context.Context, cfg ConsumeConfig) *Result {
 	return res
 }
 
-// consumeClients makes the run's clients: one reading every partition of
-// the topic from its start, or cfg.Consumers each reading its share.
+// consumeClients makes the run's clients: cfg.Consumers of them, each
+// reading its share of the topic's partitions from their start.
 func consumeClients(ctx context.Context, cfg ConsumeConfig, opts []kgo.Opt) ([]*kgo.Client, error) {
-	if cfg.Consumers == 1 {
-		cl, err := newClient(cfg.Addr, append(opts,
-			kgo.ConsumeTopics(cfg.Topic),
-			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
-		if err != nil {
-			return nil, err
-		}
-		return []*kgo.Client{cl}, nil
-	}
 	listCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	starts, err := listOffsets(listCtx, cfg.Addr, cfg.Topic, logStart)
@@ -150,8 +141,8 @@ func pollEach(ctx context.Context, clients []*kgo.Client, records int64) (loop c
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil && left.Load() > 0 {
-				n, b, err := pollRecords(ctx, cl, int(min(left.Load(), 1<<20)))
+			for want := left.Load(); ctx.Err() == nil && want > 0; want = left.Load() {
+				n, b, err := pollRecords(ctx, cl, int(min(want, 1<<20)))
 				left.Add(-n)
 				select {
 				case counts <- polled{n, b, err}:
@@ -176,8 +167,7 @@ func pollEach(ctx context.Context, clients []*kgo.Client, records int64) (loop c
 }
 
 // pollRecords takes at most most records of what one client has fetched
-// and counts them. A poll
-// ended by ctx is not an error.
+// and counts them. A poll ended by ctx is not an error.
 func pollRecords(ctx context.Context, cl *kgo.Client, most int) (records, bytes int64, err error) {
 	fs := cl.PollRecords(ctx, most)
 	fs.EachError(func(t string, p int32, fetchErr error) {
