@@ -1,6 +1,7 @@
 package log
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -251,9 +252,15 @@ func (l *Log) recoverSegments() error {
 			return err
 		}
 		if cut > 0 || why != nil {
-			l.logger.Warn("truncated torn or corrupt log tail",
-				"segment", s.baseOffset, "validBytes", s.size.Load(), "cutBytes", cut,
-				"nextOffset", s.nextOffset, "reason", why)
+			level := slog.LevelWarn
+			if s.nextOffset < rp {
+				// Bytes below the recovery point were fsynced: this is
+				// corruption, not a write torn by the crash.
+				level = slog.LevelError
+			}
+			l.logger.Log(context.Background(), level, "truncated torn or corrupt log tail",
+				"file", s.logPath(), "segment", s.baseOffset, "validBytes", s.size.Load(), "cutBytes", cut,
+				"nextOffset", s.nextOffset, "recoveryPoint", rp, "reason", why)
 			for _, later := range l.segments[i+1:] {
 				l.logger.Warn("deleting segment after the truncation point",
 					"segment", later.baseOffset, "bytes", later.size.Load())

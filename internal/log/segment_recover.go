@@ -3,7 +3,6 @@ package log
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/karst-broker/karst/internal/record"
@@ -13,12 +12,16 @@ import (
 // before it; recovery treats it like a corrupt batch.
 var errOffsetsOutOfOrder = errors.New("batch offsets out of order")
 
-const recoverChunk = 1 << 20
+// RecoveryChunkBytes is how much of a segment recovery reads at a time
+// (exported for tests that place batches at its boundaries).
+const RecoveryChunkBytes = 1 << 20
 
 // recover validates every batch of the segment from position 0 (length,
 // magic, CRC, increasing offsets), rebuilds both indexes the way append
 // writes them, and truncates the file at the first invalid byte, as Kafka's
-// LogSegment.recover does. onBatch sees each valid batch (for producer
+// LogSegment.recover does. Batches are judged one at a time, each read
+// whole wherever it falls (see batchWindow), so how the file is read never
+// decides what is valid. onBatch sees each valid batch (for producer
 // state). It returns how many bytes were cut and why.
 func (s *segment) recover(indexInterval, maxIndexBytes int, onBatch func(record.Batch)) (cut int64, why error, err error) {
 	s.offsetIdx.truncateEntries(0)
@@ -33,63 +36,27 @@ func (s *segment) recover(indexInterval, maxIndexBytes int, onBatch func(record.
 	s.bytesSinceLastIndexEntry = 0
 
 	fileSize := s.size.Load()
-	buf := make([]byte, min(int64(recoverChunk), fileSize))
+	w := newBatchWindow(s, fileSize)
 	var valid int64
 	prevLast := s.baseOffset - 1
 	for valid < fileSize {
-		want := min(int64(len(buf)), fileSize-valid)
-		n, rerr := s.log.ReadAt(buf[:want], valid)
-		if n == 0 {
-			if rerr == nil {
-				rerr = io.ErrUnexpectedEOF
-			}
-			return 0, nil, fmt.Errorf("%w: read %s: %v", ErrStorage, s.logPath(), rerr)
+		b, invalid, err := w.batchAt(valid)
+		if err != nil {
+			return 0, nil, err
 		}
-		sp := record.NewSplitter(buf[:n], int(min(fileSize-valid, math.MaxInt32)))
-		consumed := 0
-		var stop error
-		for {
-			p := sp.Pos()
-			b, err := sp.Next()
-			if err != nil {
-				stop = err
-				break
-			}
-			if b == nil {
-				break
-			}
-			if b.BaseOffset() <= prevLast || b.LastOffsetDelta() < 0 || b.LastOffset()-s.baseOffset > math.MaxInt32 {
-				stop = fmt.Errorf("%w: batch [%d, %d] after offset %d", errOffsetsOutOfOrder, b.BaseOffset(), b.LastOffset(), prevLast)
-				break
-			}
-			s.indexBatch(b, valid+int64(p), indexInterval)
-			if onBatch != nil {
-				onBatch(b)
-			}
-			prevLast = b.LastOffset()
-			consumed = sp.Pos()
+		if invalid == nil && (b.BaseOffset() <= prevLast || b.LastOffsetDelta() < 0 || b.LastOffset()-s.baseOffset > math.MaxInt32) {
+			invalid = fmt.Errorf("%w: batch [%d, %d] after offset %d", errOffsetsOutOfOrder, b.BaseOffset(), b.LastOffset(), prevLast)
 		}
-		valid += int64(consumed)
-		if stop == nil {
-			continue
+		if invalid != nil {
+			why = &record.BatchError{Pos: int(valid), Err: invalid}
+			break
 		}
-		if errors.Is(stop, record.ErrTruncated) {
-			// A batch that straddles the end of the buffer: read again from
-			// it if the file really holds all of it.
-			size, _, ok := record.PeekSize(buf[consumed:n])
-			if ok && size >= record.HeaderSize && valid+size <= fileSize {
-				grew := false
-				if size > int64(len(buf)) {
-					buf = make([]byte, size)
-					grew = true
-				}
-				if consumed > 0 || grew {
-					continue
-				}
-			}
+		s.indexBatch(b, valid, indexInterval)
+		if onBatch != nil {
+			onBatch(b)
 		}
-		why = stop
-		break
+		prevLast = b.LastOffset()
+		valid += int64(len(b))
 	}
 	if valid < fileSize {
 		if err := s.log.Truncate(valid); err != nil {
@@ -100,6 +67,72 @@ func (s *segment) recover(indexInterval, maxIndexBytes int, onBatch func(record.
 	}
 	_ = s.timeIdx.maybeAppend(s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar, true)
 	return cut, why, nil
+}
+
+// batchWindow reads a segment file through one buffer. A batch is always
+// taken from bytes that hold all of it: when the buffer ends inside a
+// batch, or inside the 17 bytes that give its size, the buffer is refilled
+// from that batch's position (grown if the batch is larger).
+type batchWindow struct {
+	seg   *segment
+	size  int64 // bytes of the file to judge
+	buf   []byte
+	start int64 // file position of buf[0]
+	n     int64 // bytes of buf filled
+}
+
+func newBatchWindow(s *segment, size int64) *batchWindow {
+	return &batchWindow{seg: s, size: size, buf: make([]byte, min(RecoveryChunkBytes, size))}
+}
+
+// batchAt returns the batch at pos. invalid says why the bytes at pos are
+// not a whole valid batch (the recovery's reason to truncate); err is an
+// I/O failure, which must not truncate anything.
+func (w *batchWindow) batchAt(pos int64) (b record.Batch, invalid error, err error) {
+	rest := w.size - pos
+	if rest < record.LogOverhead+5 { // the size and the magic
+		return nil, fmt.Errorf("%w: %d bytes left, a batch header needs %d", record.ErrTruncated, rest, record.HeaderSize), nil
+	}
+	head, err := w.bytes(pos, record.LogOverhead+5)
+	if err != nil {
+		return nil, nil, err
+	}
+	size, _, _ := record.PeekSize(head)
+	switch {
+	case size < record.HeaderSize || size > record.DefaultMaxBatchSize:
+		return nil, fmt.Errorf("%w: %d bytes", record.ErrLengthOutOfRange, size), nil
+	case size > rest:
+		return nil, fmt.Errorf("%w: the batch needs %d bytes, %d are left", record.ErrTruncated, size, rest), nil
+	}
+	whole, err := w.bytes(pos, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := record.Validate(whole); err != nil {
+		var be *record.BatchError
+		if errors.As(err, &be) {
+			return nil, be.Err, nil
+		}
+		return nil, err, nil
+	}
+	return record.Batch(whole), nil, nil
+}
+
+// bytes returns the n bytes at pos (pos+n must not pass the judged size).
+func (w *batchWindow) bytes(pos, n int64) ([]byte, error) {
+	if pos >= w.start && pos+n <= w.start+w.n {
+		return w.buf[pos-w.start : pos-w.start+n], nil
+	}
+	if n > int64(len(w.buf)) {
+		w.buf = make([]byte, n)
+	}
+	want := min(int64(len(w.buf)), w.size-pos)
+	got, err := w.seg.log.ReadAt(w.buf[:want], pos)
+	if int64(got) < n {
+		return nil, fmt.Errorf("%w: read %s at %d: %d of %d bytes: %v", ErrStorage, w.seg.logPath(), pos, got, n, err)
+	}
+	w.start, w.n = pos, int64(got)
+	return w.buf[:n], nil
 }
 
 // loadInactive fills in what an unrecovered segment below the recovery point
