@@ -28,14 +28,17 @@ var clientSoftwarePattern = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a
 
 func (b *Broker) handleAPIVersions(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.ApiVersionsRequest)
+	if r.Version() >= 3 && (!clientSoftwarePattern.MatchString(req.ClientSoftwareName) || !clientSoftwarePattern.MatchString(req.ClientSoftwareVersion)) {
+		// Kafka answers an invalid request with the error alone: no key table.
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.SetVersion(r.Version())
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		return Ready(resp)
+	}
 	resp := APIVersionsResponse(r.Version(), 0)
 	if r.Version() >= 3 {
-		if !clientSoftwarePattern.MatchString(req.ClientSoftwareName) || !clientSoftwarePattern.MatchString(req.ClientSoftwareVersion) {
-			resp.ErrorCode = kerr.InvalidRequest.Code
-			return Ready(resp)
-		}
 		r.Conn.SetClientSoftware(req.ClientSoftwareName, req.ClientSoftwareVersion)
-		addFeatures(resp)
+		addFeatures(resp, r.Version())
 	}
 	return Ready(resp)
 }

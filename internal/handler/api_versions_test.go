@@ -41,8 +41,8 @@ func TestAPIVersionsRemembersClientSoftware(t *testing.T) {
 func TestAPIVersionsRejectsInvalidClientSoftware(t *testing.T) {
 	for _, bad := range []string{"", "-lead", "trail.", "sp ace", "ünïcode"} {
 		resp, conn := apiVersions(t, 3, bad, "1.0")
-		if resp.ErrorCode != kerr.InvalidRequest.Code {
-			t.Errorf("name %q: error %d, want INVALID_REQUEST", bad, resp.ErrorCode)
+		if resp.ErrorCode != kerr.InvalidRequest.Code || len(resp.ApiKeys) != 0 {
+			t.Errorf("name %q: error %d with %d keys, want INVALID_REQUEST and no keys, as Kafka", bad, resp.ErrorCode, len(resp.ApiKeys))
 		}
 		if name, _ := conn.ClientSoftware(); name != "" {
 			t.Errorf("name %q was remembered", bad)
@@ -54,5 +54,30 @@ func TestAPIVersionsV0HasNoFeatures(t *testing.T) {
 	resp, _ := apiVersions(t, 0, "", "")
 	if resp.ErrorCode != 0 || len(resp.SupportedFeatures) != 0 || len(resp.ApiKeys) != len(Table()) {
 		t.Fatalf("v0 answer %+v", resp)
+	}
+}
+
+// TestAPIVersionsV3LeavesOutFeaturesFromLevelZero: Java clients 3.3-3.7
+// send v3 and fail on a supported range starting at 0, so Kafka leaves such
+// features out below v4 and reports them from v4 on.
+func TestAPIVersionsV3LeavesOutFeaturesFromLevelZero(t *testing.T) {
+	for _, c := range []struct {
+		version int16
+		want    map[string]int16
+	}{
+		{3, map[string]int16{"metadata.version": 7}},
+		{4, map[string]int16{"metadata.version": 7, "group.version": 0, "transaction.version": 0}},
+	} {
+		resp, _ := apiVersions(t, c.version, "apache-kafka-java", "3.7.2")
+		got := map[string]int16{}
+		for _, f := range resp.SupportedFeatures {
+			got[f.Name] = f.MinVersion
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("v%d: supported features (name: min) %v, want %v", c.version, got, c.want)
+		}
+		if len(resp.FinalizedFeatures) != 3 {
+			t.Errorf("v%d: %d finalized features, want all 3", c.version, len(resp.FinalizedFeatures))
+		}
 	}
 }

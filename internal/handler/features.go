@@ -26,12 +26,18 @@ var features = []feature{
 // features were last changed; a single node sets them once, at format.
 const finalizedFeaturesEpoch = 0
 
-func addFeatures(resp *kmsg.ApiVersionsResponse) {
+// addFeatures reports the features in an ApiVersions v3+ response. Below
+// v4 a supported feature whose minimum level is 0 is left out, as Kafka
+// does since KAFKA-17492: Java clients before 3.8 refuse a range starting
+// at 0 ("Expected minValue >= 1") and kill their network thread.
+func addFeatures(resp *kmsg.ApiVersionsResponse, version int16) {
 	resp.FinalizedFeaturesEpoch = finalizedFeaturesEpoch
 	for _, f := range features {
-		s := kmsg.NewApiVersionsResponseSupportedFeature()
-		s.Name, s.MinVersion, s.MaxVersion = f.name, f.minLevel, f.maxLevel
-		resp.SupportedFeatures = append(resp.SupportedFeatures, s)
+		if f.minLevel > 0 || version >= 4 {
+			s := kmsg.NewApiVersionsResponseSupportedFeature()
+			s.Name, s.MinVersion, s.MaxVersion = f.name, f.minLevel, f.maxLevel
+			resp.SupportedFeatures = append(resp.SupportedFeatures, s)
+		}
 		if f.finalized > 0 {
 			fin := kmsg.NewApiVersionsResponseFinalizedFeature()
 			fin.Name, fin.MinVersionLevel, fin.MaxVersionLevel = f.name, f.finalized, f.finalized
