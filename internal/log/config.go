@@ -29,6 +29,9 @@ type Config struct {
 	IndexIntervalBytes   int                  // index.interval.bytes (default 4096)
 	RetentionTime        time.Duration        // retention.ms; < 0 keeps forever (default 7 days)
 	RetentionBytes       int64                // retention.bytes; < 0 unlimited (default -1)
+	// RetentionOff: cleanup.policy leaves out "delete" (compact only), so
+	// retention.ms and retention.bytes delete nothing, as in Kafka.
+	RetentionOff bool
 	FlushMessages        int64                // flush.messages (PageCache mode; default MaxInt64)
 	FlushInterval        time.Duration        // flush.ms (PageCache mode; default MaxInt64 ms)
 	TimestampType        record.TimestampType // message.timestamp.type (CreateTime / LogAppendTime)

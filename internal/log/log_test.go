@@ -586,3 +586,31 @@ func TestCloseWritesTheFinalTimeIndexEntry(t *testing.T) {
 		t.Fatalf("entry (%d, %d), want (1700000000900, 1)", ts, rel)
 	}
 }
+
+// TestCompactOnlyLogKeepsOldSegments: a compact-only topic (as
+// __consumer_offsets) loses nothing to retention.ms or retention.bytes,
+// only what lies below its log start offset, as in Kafka.
+func TestCompactOnlyLogKeepsOldSegments(t *testing.T) {
+	clock := &fakeClock{t: time.UnixMilli(10_000_000)}
+	cfg := testConfig()
+	cfg.SegmentBytes = 300
+	cfg.RetentionTime = time.Hour
+	cfg.RetentionBytes = 300
+	cfg.RetentionOff = true
+	cfg.Now = clock.Now
+	l := openTest(t, filepath.Join(t.TempDir(), "t-0"), cfg)
+	defer l.Close()
+	for i := 0; i < 20; i++ {
+		mustAppend(t, l, makeBatch(t, 1, clock.Now().UnixMilli(), "value"))
+	}
+	clock.Add(3 * time.Hour)
+	if n, err := l.DeleteOldSegments(); n != 0 || err != nil {
+		t.Fatalf("retention deleted %d segments of a compact-only log (%v)", n, err)
+	}
+	if _, err := l.DeleteRecords(10); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := l.DeleteOldSegments(); l.LogStartOffset() != 10 || l.SegmentBaseOffsets()[0] > 10 {
+		t.Fatalf("after DeleteRecords(10) and %d more deletions: log start %d, segments %v", n, l.LogStartOffset(), l.SegmentBaseOffsets())
+	}
+}

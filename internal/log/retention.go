@@ -5,8 +5,9 @@ import (
 )
 
 // DeleteOldSegments applies retention: whole segments go when they lie
-// below the log start offset, when their newest timestamp is older than
-// retention.ms, or while the log exceeds retention.bytes; then the log start
+// below the log start offset and, unless the topic is compact-only
+// (RetentionOff), when their newest timestamp is older than retention.ms or
+// while the log exceeds retention.bytes; then the log start
 // offset moves to the first remaining segment. As in Kafka, if every segment
 // qualifies the active one is rolled first so the log keeps an empty active
 // segment. It returns how many segments were deleted.
@@ -20,7 +21,7 @@ func (l *Log) DeleteOldSegments() (int, error) {
 	l.producers.removeExpired(now.UnixMilli(), l.cfg.ProducerIDExpiration.Milliseconds())
 	segs := l.segments
 	k := l.belowStartOffset()
-	if l.cfg.RetentionTime >= 0 {
+	if l.cfg.RetentionTime >= 0 && !l.cfg.RetentionOff {
 		limit := now.UnixMilli() - l.cfg.RetentionTime.Milliseconds()
 		i := 0
 		for i < len(segs) && segs[i].size.Load() > 0 && segs[i].largestTimestamp() < limit {
@@ -28,7 +29,7 @@ func (l *Log) DeleteOldSegments() (int, error) {
 		}
 		k = max(k, i)
 	}
-	if l.cfg.RetentionBytes >= 0 {
+	if l.cfg.RetentionBytes >= 0 && !l.cfg.RetentionOff {
 		var total int64
 		for _, s := range segs {
 			total += s.size.Load()

@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	klog "github.com/karst-broker/karst/internal/log"
@@ -29,6 +31,8 @@ func TopicLogConfig(base klog.Config, overrides map[string]string) klog.Config {
 			setMillis(&cfg.RetentionTime, v)
 		case "retention.bytes":
 			setInt(&cfg.RetentionBytes, v)
+		case "cleanup.policy":
+			cfg.RetentionOff = !slices.Contains(strings.Split(strings.ReplaceAll(v, " ", ""), ","), "delete")
 		case "flush.messages":
 			// Setting Kafka's flush settings chooses Kafka's page-cache
 			// durability for the topic instead of Karst's fsync per ack.

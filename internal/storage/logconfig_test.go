@@ -29,3 +29,11 @@ func TestTopicLogConfigAppliesOverrides(t *testing.T) {
 		t.Fatal("the base config was modified")
 	}
 }
+
+func TestTopicLogConfigCompactOnlyTurnsRetentionOff(t *testing.T) {
+	for policy, off := range map[string]bool{"compact": true, "delete": false, "compact,delete": false, "delete, compact": false} {
+		if got := TopicLogConfig(klog.DefaultConfig(), map[string]string{"cleanup.policy": policy}).RetentionOff; got != off {
+			t.Errorf("cleanup.policy=%s: retention off %v, want %v", policy, got, off)
+		}
+	}
+}
