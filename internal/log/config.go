@@ -23,15 +23,15 @@ const (
 // Config is a partition's log configuration. Field comments name the Kafka
 // topic config each one carries; the config package maps keys to fields.
 type Config struct {
-	SegmentBytes         int64                // segment.bytes (default 1 GiB)
-	SegmentTime          time.Duration        // segment.ms (default 7 days)
-	SegmentIndexBytes    int                  // segment.index.bytes (default 10 MiB)
-	IndexIntervalBytes   int                  // index.interval.bytes (default 4096)
-	RetentionTime        time.Duration        // retention.ms; < 0 keeps forever (default 7 days)
-	RetentionBytes       int64                // retention.bytes; < 0 unlimited (default -1)
+	SegmentBytes       int64         // segment.bytes (default 1 GiB)
+	SegmentTime        time.Duration // segment.ms (default 7 days)
+	SegmentIndexBytes  int           // segment.index.bytes (default 10 MiB)
+	IndexIntervalBytes int           // index.interval.bytes (default 4096)
+	RetentionTime      time.Duration // retention.ms; < 0 keeps forever (default 7 days)
+	RetentionBytes     int64         // retention.bytes; < 0 unlimited (default -1)
 	// RetentionOff: cleanup.policy leaves out "delete" (compact only), so
 	// retention.ms and retention.bytes delete nothing, as in Kafka.
-	RetentionOff bool
+	RetentionOff         bool
 	FlushMessages        int64                // flush.messages (PageCache mode; default MaxInt64)
 	FlushInterval        time.Duration        // flush.ms (PageCache mode; default MaxInt64 ms)
 	TimestampType        record.TimestampType // message.timestamp.type (CreateTime / LogAppendTime)
