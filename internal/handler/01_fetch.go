@@ -99,7 +99,9 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 			resp.SessionID = sess.ID
 		}
 		targets := b.fetchTargets(version, req, sess, incremental)
-		canWait := req.MinBytes > 0 && req.MinBytes <= req.MaxBytes && maxWait > 0 && !anyResolveError(targets)
+		// As Kafka's ReplicaManager: a fetch of no partitions is answered
+		// at once, whatever max_wait says.
+		canWait := len(targets) > 0 && req.MinBytes > 0 && req.MinBytes <= req.MaxBytes && maxWait > 0 && !anyResolveError(targets)
 		deadline := time.Now().Add(maxWait)
 		for {
 			takeAppendSignals(targets)
@@ -278,7 +280,9 @@ func readFetch(req *kmsg.FetchRequest, targets []fetchTarget) int {
 		t.out.AbortedTransactions = nil
 		t.region = fileRegion{}
 		if err != nil {
+			// Kafka answers a partition it could not read with no offsets.
 			t.out.ErrorCode = errorCode(err)
+			t.out.HighWatermark, t.out.LastStableOffset, t.out.LogStartOffset = -1, -1, -1
 			continue
 		}
 		// Not errorCode(nil): it allocates even then (its errors.As

@@ -202,3 +202,37 @@ func TestFetchSessionAnswersOnlyChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestFetchOfNoPartitionsIsAnsweredAtOnce: as Kafka, a fetch naming no
+// partitions does not wait out max_wait (a 30 s wait here would outlive
+// the test's deadline).
+func TestFetchOfNoPartitionsIsAnsweredAtOnce(t *testing.T) {
+	f := newAdminFixture(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan *kmsg.FetchResponse, 1)
+	go func() { done <- f.fetchOn(ctx, f.multiFetchRequest(12, nil, nil, 1, 30*time.Second), 12) }()
+	select {
+	case r := <-done:
+		if r.ErrorCode != 0 || len(r.Topics) != 0 {
+			t.Fatalf("answer: error %d, %d topics", r.ErrorCode, len(r.Topics))
+		}
+	case <-ctx.Done():
+		t.Fatal("a fetch of no partitions waited for max_wait")
+	}
+}
+
+// TestFetchOutOfRangeCarriesNoOffsets: a partition answered with
+// OFFSET_OUT_OF_RANGE has -1 for its high watermark, last stable offset
+// and log start offset, as Kafka answers.
+func TestFetchOutOfRangeCarriesNoOffsets(t *testing.T) {
+	f := newAdminFixture(t, nil)
+	f.createTopic("t", 1, nil)
+	f.produce("t", 0, 3, 0)
+	r := f.fetchOn(context.Background(), f.multiFetchRequest(12, fetchParts{{"t", []int32{0}}}, map[string]int64{"t-0": 99}, 0, 0), 12)
+	p := r.Topics[0].Partitions[0]
+	if p.ErrorCode != 1 || p.HighWatermark != -1 || p.LastStableOffset != -1 || p.LogStartOffset != -1 {
+		t.Fatalf("error %d, high watermark %d, last stable %d, log start %d; want 1 (OFFSET_OUT_OF_RANGE) and -1s",
+			p.ErrorCode, p.HighWatermark, p.LastStableOffset, p.LogStartOffset)
+	}
+}
