@@ -5,7 +5,8 @@ package handler
 // The state of each transactional id the coordinator knows: state name,
 // timeout, start time of the open transaction (-1 for none), producer id
 // and epoch, and the partitions of the transaction.
-// TRANSACTIONAL_ID_NOT_FOUND for an id it does not know.
+// TRANSACTIONAL_ID_NOT_FOUND for an id it does not know, INVALID_REQUEST
+// for an empty one; an id answered with an error has its other fields at 0.
 
 import (
 	"context"
@@ -23,9 +24,15 @@ func (b *Broker) handleDescribeTransactions(_ context.Context, r *Request) Outco
 	for _, id := range req.TransactionalIDs {
 		st := kmsg.NewDescribeTransactionsResponseTransactionState()
 		st.TransactionalID = id
-		st.StartTimestamp, st.ProducerID, st.ProducerEpoch = -1, -1, -1
-		if tc == nil {
+		// An id answered with an error keeps every other field at 0, as
+		// Kafka's coordinator answers.
+		switch {
+		case tc == nil:
 			st.ErrorCode = kerr.CoordinatorNotAvailable.Code
+		case id == "":
+			st.ErrorCode = kerr.InvalidRequest.Code
+		}
+		if st.ErrorCode != 0 {
 			resp.TransactionStates = append(resp.TransactionStates, st)
 			continue
 		}

@@ -296,15 +296,19 @@ func TestDescribeAndListTransactions(t *testing.T) {
 	f.initTxn("b", 4)
 	f.addPartitions("a", a.ProducerID, a.ProducerEpoch, 3, "t", 1, 0)
 	req := kmsg.NewPtrDescribeTransactionsRequest()
-	req.TransactionalIDs = []string{"a", "zz"}
+	req.TransactionalIDs = []string{"a", "zz", ""}
 	resp := f.do(req, 0).(*kmsg.DescribeTransactionsResponse)
-	sa, sz := resp.TransactionStates[0], resp.TransactionStates[1]
+	sa, sz, empty := resp.TransactionStates[0], resp.TransactionStates[1], resp.TransactionStates[2]
 	if sa.ErrorCode != 0 || sa.State != "Ongoing" || sa.ProducerID != a.ProducerID || sa.TimeoutMillis != 60000 ||
 		sa.StartTimestamp <= 0 || len(sa.Topics) != 1 || len(sa.Topics[0].Partitions) != 2 {
 		t.Fatalf("describe a: %+v", sa)
 	}
-	if sz.ErrorCode != kerr.TransactionalIDNotFound.Code {
+	// Kafka answers an unknown id with every other field at 0.
+	if sz.ErrorCode != kerr.TransactionalIDNotFound.Code || sz.ProducerID != 0 || sz.ProducerEpoch != 0 || sz.StartTimestamp != 0 || sz.TimeoutMillis != 0 {
 		t.Fatalf("describe zz: %+v", sz)
+	}
+	if empty.ErrorCode != kerr.InvalidRequest.Code {
+		t.Fatalf("describe of an empty id: %+v", empty)
 	}
 	list := func(v int16, states []string, pids []int64, duration int64, pattern *string) *kmsg.ListTransactionsResponse {
 		req := kmsg.NewPtrListTransactionsRequest()
