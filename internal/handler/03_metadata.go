@@ -36,6 +36,9 @@ func (b *Broker) handleMetadata(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.MetadataRequest)
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.SetVersion(r.Version())
+	if r.Version() < 12 && namesTopicByID(req) {
+		return Ready(metadataInvalidRequest(req, resp))
+	}
 	if ep, ok := b.endpointFor(r.Conn.ListenerName); ok {
 		broker := kmsg.NewMetadataResponseBroker()
 		broker.NodeID, broker.Host, broker.Port, broker.Rack = b.opts.NodeID, ep.Host, ep.Port, b.opts.Rack
@@ -58,6 +61,33 @@ func (b *Broker) handleMetadata(_ context.Context, r *Request) Outcome {
 		resp.Topics = append(resp.Topics, b.metadataRequestedTopic(rt, autoCreate))
 	}
 	return Ready(resp)
+}
+
+// namesTopicByID: some requested topic has no name or carries a topic id,
+// which only v12+ allows.
+func namesTopicByID(req *kmsg.MetadataRequest) bool {
+	for _, rt := range req.Topics {
+		if rt.Topic == nil || rt.TopicID != [16]byte{} {
+			return true
+		}
+	}
+	return false
+}
+
+// metadataInvalidRequest is Kafka's error answer to a Metadata request it
+// refuses: each requested topic with INVALID_REQUEST, no brokers, no
+// cluster id.
+func metadataInvalidRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataResponse) *kmsg.MetadataResponse {
+	for _, rt := range req.Topics {
+		out := kmsg.NewMetadataResponseTopic()
+		name := ""
+		if rt.Topic != nil {
+			name = *rt.Topic
+		}
+		out.Topic, out.TopicID, out.ErrorCode = &name, rt.TopicID, kerr.InvalidRequest.Code
+		resp.Topics = append(resp.Topics, out)
+	}
+	return resp
 }
 
 func (b *Broker) metadataRequestedTopic(rt kmsg.MetadataRequestTopic, autoCreate bool) kmsg.MetadataResponseTopic {
