@@ -54,13 +54,28 @@ func (b *Broker) handleMetadata(_ context.Context, r *Request) Outcome {
 		for _, t := range b.image().Topics() {
 			resp.Topics = append(resp.Topics, b.metadataTopic(t))
 		}
-		return Ready(resp)
+	} else {
+		autoCreate := b.opts.AutoCreateTopics && (r.Version() < 4 || req.AllowAutoTopicCreation)
+		for _, rt := range req.Topics {
+			resp.Topics = append(resp.Topics, b.metadataRequestedTopic(rt, autoCreate))
+		}
 	}
-	autoCreate := b.opts.AutoCreateTopics && (r.Version() < 4 || req.AllowAutoTopicCreation)
-	for _, rt := range req.Topics {
-		resp.Topics = append(resp.Topics, b.metadataRequestedTopic(rt, autoCreate))
-	}
+	addMetadataAuthorizedOperations(r.Version(), req, resp)
 	return Ready(resp)
+}
+
+// addMetadataAuthorizedOperations fills the authorized operations a v8+
+// request asked for, on every topic answered and (v8-v10) on the cluster,
+// as Kafka's KafkaApis does.
+func addMetadataAuthorizedOperations(v int16, req *kmsg.MetadataRequest, resp *kmsg.MetadataResponse) {
+	if v >= 8 && req.IncludeTopicAuthorizedOperations {
+		for i := range resp.Topics {
+			resp.Topics[i].AuthorizedOperations = topicAuthorizedOperations
+		}
+	}
+	if v >= 8 && v <= 10 && req.IncludeClusterAuthorizedOperations {
+		resp.AuthorizedOperations = clusterAuthorizedOperations
+	}
 }
 
 // namesTopicByID: some requested topic has no name or carries a topic id,

@@ -34,3 +34,37 @@ func TestMetadataBeforeV12RefusesTopicIDs(t *testing.T) {
 		t.Fatalf("v12 by id: %+v", resp.Topics)
 	}
 }
+
+// TestMetadataAuthorizedOperations: v8+ requests that ask for authorized
+// operations get them (without an authorizer, every operation the resource
+// supports: 8 for a topic, 7 for the cluster), as librdkafka's
+// DescribeTopics and DescribeCluster read them; others get INT32_MIN.
+func TestMetadataAuthorizedOperations(t *testing.T) {
+	f := newAdminFixture(t, nil)
+	f.createTopic("t", 1, nil)
+	ask := func(v int16, topic, cluster bool) *kmsg.MetadataResponse {
+		req := kmsg.NewPtrMetadataRequest()
+		name := "t"
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = &name
+		req.Topics = append(req.Topics, rt)
+		req.IncludeTopicAuthorizedOperations, req.IncludeClusterAuthorizedOperations = topic, cluster
+		return f.call(req, v).(*kmsg.MetadataResponse)
+	}
+	ops := func(bits int32) int {
+		n := 0
+		for ; bits != 0; bits &= bits - 1 {
+			n++
+		}
+		return n
+	}
+	if r := ask(10, true, true); ops(r.Topics[0].AuthorizedOperations) != 8 || ops(r.AuthorizedOperations) != 7 {
+		t.Fatalf("v10 asked: topic %b, cluster %b", r.Topics[0].AuthorizedOperations, r.AuthorizedOperations)
+	}
+	if r := ask(12, true, false); ops(r.Topics[0].AuthorizedOperations) != 8 || r.AuthorizedOperations != authorizedOperationsNotRequested {
+		t.Fatalf("v12 asked for topics: topic %b, cluster %d", r.Topics[0].AuthorizedOperations, r.AuthorizedOperations)
+	}
+	if r := ask(12, false, false); r.Topics[0].AuthorizedOperations != authorizedOperationsNotRequested {
+		t.Fatalf("v12 not asked: topic %d", r.Topics[0].AuthorizedOperations)
+	}
+}
