@@ -101,7 +101,7 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 					continue
 				}
 			}
-			records, err := recompressForTopic(rp.Records, img.TopicConfigs(topic.Name)["compression.type"])
+			records, err := recompressForTopic(rp.Records, b.topicSetting(img, topic.Name, "compression.type"))
 			if err != nil {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
 				continue

@@ -2,8 +2,9 @@ package handler
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
-	"slices"
+	"strings"
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/fetchsession"
@@ -60,8 +61,9 @@ type Options struct {
 type Broker struct {
 	opts   Options
 	logger *slog.Logger
-	// staticCompact: the static log.cleanup.policy includes compact.
-	staticCompact bool
+	// staticTopicDefaults: the static broker values of the topic configs
+	// the produce path resolves per request (see topicSetting).
+	staticTopicDefaults map[string]string
 }
 
 // NewBroker returns the handler layer over the given options.
@@ -74,7 +76,15 @@ func NewBroker(opts Options) *Broker {
 		opts.FetchSessions = fetchsession.NewCache(0)
 	}
 	b := &Broker{opts: opts, logger: logger}
-	b.staticCompact = slices.Contains(b.staticBrokerConfig().List("log.cleanup.policy"), "compact")
+	static := b.staticBrokerConfig()
+	b.staticTopicDefaults = map[string]string{}
+	for _, brokerKey := range producePathTopicConfigs {
+		v, _ := static.Get(brokerKey)
+		if list, ok := v.([]string); ok {
+			v = strings.Join(list, ",")
+		}
+		b.staticTopicDefaults[brokerKey] = fmt.Sprint(v)
+	}
 	return b
 }
 

@@ -1,0 +1,62 @@
+package handler
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/config"
+	"github.com/karst-broker/karst/internal/record"
+)
+
+// TestProduceAppliesBrokerCompressionType: a topic without its own
+// compression.type takes the broker's, as in Kafka; the topic's override
+// wins over it.
+func TestProduceAppliesBrokerCompressionType(t *testing.T) {
+	f := newAdminFixture(t, nil)
+	settings, _, err := config.FromProperties(map[string]string{"node.id": "1", "compression.type": "gzip"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := f.b.opts
+	opts.Settings = settings
+	b := NewBroker(opts)
+	f.createTopic("plain", 1, nil)
+	f.createTopic("own", 1, map[string]*string{"compression.type": strp("lz4")})
+	for topic, want := range map[string]record.Codec{"plain": record.CodecGzip, "own": record.CodecLZ4} {
+		req := kmsg.NewPtrProduceRequest()
+		req.Acks, req.TimeoutMillis = 1, 5000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = topic
+		rp := kmsg.NewProduceRequestTopicPartition()
+		batch, err := record.Build(nil, record.BatchHeader{BaseTimestamp: time.Now().UnixMilli(), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1},
+			[]record.Record{{Value: []byte("value")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp.Records = batch
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		req.SetVersion(9)
+		out := b.Handle(context.Background(), Lookup(0), &Request{Header: wireHeader(0, 9), Body: req, Conn: &Conn{ListenerName: "PLAINTEXT"}})
+		resp := out.Response
+		if out.Later != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			resp = out.Later(ctx)
+			cancel()
+		}
+		if code := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
+			t.Fatalf("%s: produce error %d", topic, code)
+		}
+		data, _, err := f.log(topic, 0).ReadBytes(nil, 0, 1<<20, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, _, err := record.ParseBatch(data, len(data))
+		if err != nil || stored.Codec() != want {
+			t.Fatalf("%s: stored batch codec %v (%v); want %v", topic, stored.Codec(), err, want)
+		}
+	}
+}
