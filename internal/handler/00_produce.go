@@ -28,6 +28,9 @@ package handler
 // From v12, once transaction.version 2 is finalized, the partition is
 // added to the transaction by the broker as the producer writes to it.
 //
+// acks other than -1, 0 and 1 append nothing: INVALID_REQUIRED_ACKS for
+// every partition of a known topic, as Kafka answers.
+//
 // acks=0 is not answered. acks=1 and acks=-1 are answered once the batches
 // are on disk: appends from concurrent requests share one fsync (group
 // commit), unless the topic's flush settings choose page-cache durability.
@@ -87,6 +90,11 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 			}
 			if topicErr != 0 {
 				po.ErrorCode = topicErr
+				continue
+			}
+			if req.Acks != -1 && req.Acks != 0 && req.Acks != 1 {
+				// As Kafka's ReplicaManager: nothing is appended.
+				po.ErrorCode = kerr.InvalidRequiredAcks.Code
 				continue
 			}
 			meta, ok := topic.Partition(rp.Partition)

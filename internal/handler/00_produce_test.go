@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/config"
@@ -26,28 +27,7 @@ func TestProduceAppliesBrokerCompressionType(t *testing.T) {
 	f.createTopic("plain", 1, nil)
 	f.createTopic("own", 1, map[string]*string{"compression.type": strp("lz4")})
 	for topic, want := range map[string]record.Codec{"plain": record.CodecGzip, "own": record.CodecLZ4} {
-		req := kmsg.NewPtrProduceRequest()
-		req.Acks, req.TimeoutMillis = 1, 5000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = topic
-		rp := kmsg.NewProduceRequestTopicPartition()
-		batch, err := record.Build(nil, record.BatchHeader{BaseTimestamp: time.Now().UnixMilli(), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1},
-			[]record.Record{{Value: []byte("value")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rp.Records = batch
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		req.SetVersion(9)
-		out := b.Handle(context.Background(), Lookup(0), &Request{Header: wireHeader(0, 9), Body: req, Conn: &Conn{ListenerName: "PLAINTEXT"}})
-		resp := out.Response
-		if out.Later != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			resp = out.Later(ctx)
-			cancel()
-		}
-		if code := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
+		if code := produceOne(t, b, topic, 1); code != 0 {
 			t.Fatalf("%s: produce error %d", topic, code)
 		}
 		data, _, err := f.log(topic, 0).ReadBytes(nil, 0, 1<<20, true)
@@ -58,5 +38,48 @@ func TestProduceAppliesBrokerCompressionType(t *testing.T) {
 		if err != nil || stored.Codec() != want {
 			t.Fatalf("%s: stored batch codec %v (%v); want %v", topic, stored.Codec(), err, want)
 		}
+	}
+}
+
+// produceOne sends one uncompressed one-record batch to partition 0 of
+// topic with the given acks and returns the partition's error code.
+func produceOne(t *testing.T, b *Broker, topic string, acks int16) int16 {
+	t.Helper()
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks, req.TimeoutMillis = acks, 5000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	batch, err := record.Build(nil, record.BatchHeader{BaseTimestamp: time.Now().UnixMilli(), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1},
+		[]record.Record{{Value: []byte("value")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	req.SetVersion(9)
+	out := b.Handle(context.Background(), Lookup(0), &Request{Header: wireHeader(0, 9), Body: req, Conn: &Conn{ListenerName: "PLAINTEXT"}})
+	resp := out.Response
+	if out.Later != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		resp = out.Later(ctx)
+		cancel()
+	}
+	return resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
+}
+
+// TestProduceRefusesInvalidAcks: acks=2 (or any value but -1, 0, 1) is
+// answered INVALID_REQUIRED_ACKS and appends nothing, as Kafka.
+func TestProduceRefusesInvalidAcks(t *testing.T) {
+	f := newAdminFixture(t, nil)
+	f.createTopic("t", 1, nil)
+	for _, acks := range []int16{2, -2, 5} {
+		if code := produceOne(t, f.b, "t", acks); code != kerr.InvalidRequiredAcks.Code {
+			t.Fatalf("acks=%d: error %d, want INVALID_REQUIRED_ACKS", acks, code)
+		}
+	}
+	if leo := f.log("t", 0).LogEndOffset(); leo != 0 {
+		t.Fatalf("%d records appended with invalid acks", leo)
 	}
 }
