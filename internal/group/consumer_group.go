@@ -93,23 +93,22 @@ func newConsumerGroup(holder *classicGroup) *consumerGroup {
 // gives way to a classic one, as in Kafka.
 func (g *consumerGroup) active() bool { return len(g.members) > 0 }
 
-// internalTopics are never matched by a regex subscription, as in Kafka.
-var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true, "__share_group_state": true}
-
 // subscribedTopics resolves a member's subscription against the topics.
 //
 // A regex (SubscribedTopicRegex) must match the whole topic name, as
 // RE2/J's matches() does. Go's regexp implements the same RE2 syntax; we
 // know of no difference that matters for topic names, and what Go
-// rejects is answered INVALID_REGULAR_EXPRESSION. Internal topics never
-// match. Regexes are resolved at each heartbeat of the group, not in the
-// background as Kafka does, so a new matching topic is noticed at the
+// rejects is answered INVALID_REGULAR_EXPRESSION. Internal topics match
+// like any other, as Kafka's coordinator matches every topic of its image
+// (franz-go's Test848RegexBrokerResolves relies on it). Regexes are
+// resolved at each heartbeat of the group, not in the background as Kafka
+// does, so a new matching topic is noticed at the
 // next heartbeat.
 func (m *consumerMember) subscribedTopics(view TopicView) []string {
 	out := slices.Clone(m.topics)
 	if m.compiled != nil && view != nil {
 		for _, name := range view.Names() {
-			if !internalTopics[name] && m.compiled.MatchString(name) {
+			if m.compiled.MatchString(name) {
 				out = append(out, name)
 			}
 		}
@@ -174,7 +173,7 @@ func (g *consumerGroup) computeTarget() {
 func (m *consumerMember) subscribedTopicsFrom(counts map[string]int32) []string {
 	var out []string
 	for t := range counts {
-		if slices.Contains(m.topics, t) || (m.compiled != nil && !internalTopics[t] && m.compiled.MatchString(t)) {
+		if slices.Contains(m.topics, t) || (m.compiled != nil && m.compiled.MatchString(t)) {
 			out = append(out, t)
 		}
 	}
