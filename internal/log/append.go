@@ -91,7 +91,10 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 			e := l.pending.get(l.producers, b.ProducerID())
 			if opt.Origin == FromClient {
 				if dup, ok := e.findDuplicate(b.ProducerEpoch(), b.BaseSequence(), b.LastSequence()); ok {
+					// As Kafka's UnifiedLog: the original batch's timestamp
+					// stands for the append time of a duplicate.
 					res.FirstOffset, res.LastOffset, res.Duplicate = dup.firstOffset, dup.lastOffset, true
+					res.LogAppendTime = dup.timestamp
 					res.LogStartOffset = l.logStartOffset.Load()
 					return res, nil
 				}

@@ -112,3 +112,20 @@ func TestSnapshotFormat(t *testing.T) {
 		t.Fatal("crc not checked")
 	}
 }
+
+// TestDuplicateAnswersOriginalTimestamp: a retried idempotent batch is
+// answered with the original batch's timestamp as its append time, as
+// Kafka's UnifiedLog answers a duplicate.
+func TestDuplicateAnswersOriginalTimestamp(t *testing.T) {
+	l := openTest(t, filepath.Join(t.TempDir(), "t-0"), testConfig())
+	defer l.Close()
+	ts := time.Now().UnixMilli()
+	first, err := l.Append(makeProducerBatch(t, 3, ts, "v", 5, 0, 0), AppendOptions{LeaderEpoch: 0})
+	if err != nil || first.LogAppendTime != -1 {
+		t.Fatalf("first append: %+v %v", first, err)
+	}
+	dup, err := l.Append(makeProducerBatch(t, 3, ts+500, "v", 5, 0, 0), AppendOptions{LeaderEpoch: 0})
+	if err != nil || !dup.Duplicate || dup.LogAppendTime != ts+2 {
+		t.Fatalf("duplicate: %+v %v, want the original's max timestamp %d", dup, err, ts+2)
+	}
+}
