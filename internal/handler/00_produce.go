@@ -123,6 +123,7 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 			}
 			if err != nil {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
+				po.LogStartOffset = failedAppendLogStart(po.ErrorCode, part.Log)
 				b.opts.Metrics.AppendFailed(topic.Name)
 				continue
 			}
@@ -247,4 +248,18 @@ func (b *Broker) appendTransactional(addErr error, transactionalID, topic string
 		return err
 	})
 	return res, err
+}
+
+// failedAppendLogStart is the log start offset a failed append answers,
+// as Kafka's ReplicaManager: -1 for the errors it catches before the log
+// (unknown partition, not leader, too large, corrupt, storage), the
+// partition's log start offset for the rest (out of order sequence,
+// fenced epoch, invalid records, ...).
+func failedAppendLogStart(code int16, l *klog.Log) int64 {
+	switch code {
+	case kerr.UnknownTopicOrPartition.Code, kerr.NotLeaderForPartition.Code, kerr.MessageTooLarge.Code,
+		kerr.RecordListTooLarge.Code, kerr.CorruptMessage.Code, kerr.KafkaStorageError.Code:
+		return -1
+	}
+	return l.LogStartOffset()
 }

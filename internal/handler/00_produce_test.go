@@ -45,13 +45,20 @@ func TestProduceAppliesBrokerCompressionType(t *testing.T) {
 // topic with the given acks and returns the partition's error code.
 func produceOne(t *testing.T, b *Broker, topic string, acks int16) int16 {
 	t.Helper()
+	return produceBatch(t, b, topic, acks, record.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}).ErrorCode
+}
+
+// produceBatch sends one one-record batch with the given producer fields
+// to partition 0 of topic and returns the partition's answer.
+func produceBatch(t *testing.T, b *Broker, topic string, acks int16, h record.BatchHeader) kmsg.ProduceResponseTopicPartition {
+	t.Helper()
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks, req.TimeoutMillis = acks, 5000
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = topic
 	rp := kmsg.NewProduceRequestTopicPartition()
-	batch, err := record.Build(nil, record.BatchHeader{BaseTimestamp: time.Now().UnixMilli(), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1},
-		[]record.Record{{Value: []byte("value")}})
+	h.BaseTimestamp = time.Now().UnixMilli()
+	batch, err := record.Build(nil, h, []record.Record{{Value: []byte("value")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +73,7 @@ func produceOne(t *testing.T, b *Broker, topic string, acks int16) int16 {
 		resp = out.Later(ctx)
 		cancel()
 	}
-	return resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
+	return resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
 }
 
 // TestProduceRefusesInvalidAcks: acks=2 (or any value but -1, 0, 1) is
@@ -81,5 +88,30 @@ func TestProduceRefusesInvalidAcks(t *testing.T) {
 	}
 	if leo := f.log("t", 0).LogEndOffset(); leo != 0 {
 		t.Fatalf("%d records appended with invalid acks", leo)
+	}
+}
+
+// TestProduceOutOfOrderSequenceAnswersLogStart: an append the log refuses
+// (here OUT_OF_ORDER_SEQUENCE_NUMBER) answers the partition's log start
+// offset, as Kafka does; an unknown partition answers -1.
+func TestProduceOutOfOrderSequenceAnswersLogStart(t *testing.T) {
+	f := newAdminFixture(t, nil)
+	f.createTopic("t", 1, nil)
+	idem := func(seq int32) kmsg.ProduceResponseTopicPartition {
+		return produceBatch(t, f.b, "t", -1, record.BatchHeader{ProducerID: 9, ProducerEpoch: 0, BaseSequence: seq})
+	}
+	for seq := int32(0); seq < 3; seq++ {
+		if p := idem(seq); p.ErrorCode != 0 {
+			t.Fatalf("seq %d: error %d", seq, p.ErrorCode)
+		}
+	}
+	if _, err := f.log("t", 0).DeleteRecords(2); err != nil {
+		t.Fatal(err)
+	}
+	if p := idem(7); p.ErrorCode != kerr.OutOfOrderSequenceNumber.Code || p.LogStartOffset != 2 || p.BaseOffset != -1 {
+		t.Fatalf("out of order: error %d, log start %d, base offset %d; want 45, 2, -1", p.ErrorCode, p.LogStartOffset, p.BaseOffset)
+	}
+	if p := produceBatch(t, f.b, "missing", -1, record.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}); p.LogStartOffset != -1 {
+		t.Fatalf("unknown topic: log start %d", p.LogStartOffset)
 	}
 }
