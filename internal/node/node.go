@@ -88,7 +88,10 @@ type Config struct {
 
 // Node is a running broker.
 type Node struct {
-	srv         *server.Server
+	srv *server.Server
+	// dirLock keeps other processes off the log dir until the logs are
+	// closed.
+	dirLock     *storage.DirLock
 	storage     *storage.Manager
 	metadataLog *klog.Log
 	store       *metadata.Store
@@ -115,6 +118,7 @@ func Start(cfg Config) (n *Node, err error) {
 	defer func() {
 		if err != nil {
 			node.closeStorage() // n is nil by now
+			node.dirLock.Release()
 		}
 	}()
 	if err := n.openStorage(&cfg); err != nil {
@@ -193,6 +197,13 @@ func (n *Node) openStorage(cfg *Config) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("log.dirs %s: %w", cfg.DataDir, err)
 	}
+	// Locked before anything in the dir is read or written: another
+	// broker's clean-shutdown marker or meta.properties is not ours.
+	lock, err := storage.LockLogDir(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	n.dirLock = lock
 	meta, err := ensureMetaProperties(cfg)
 	if err != nil {
 		return err
@@ -378,7 +389,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	if closeErr == nil && n.dataDir != "" {
 		closeErr = markCleanShutdown(n.dataDir)
 	}
-	return errors.Join(err, closeErr)
+	return errors.Join(err, closeErr, n.dirLock.Release())
 }
 
 func (n *Node) closeStorage() error {
