@@ -1,10 +1,47 @@
 package log
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 )
+
+// StraySuffix ends the name of a partition directory kept aside because
+// the metadata does not know its topic (Kafka's UnifiedLog.StrayDirSuffix).
+const StraySuffix = "-stray"
+
+// maxDirName is the longest file name most file systems take.
+const maxDirName = 255
+
+// StrayDirName is Kafka's name for a stray partition directory,
+// "<topic>-<partition>.<random uuid hex>-stray", the topic cut short so the
+// name fits in 255 bytes (LocalLog.logDirNameWithSuffixCappedLength).
+func StrayDirName(tp TopicPartition) string {
+	var id [16]byte
+	rand.Read(id[:])
+	suffix := fmt.Sprintf("-%d.%s%s", tp.Partition, hex.EncodeToString(id[:]), StraySuffix)
+	topic := tp.Topic
+	if len(topic) > maxDirName-len(suffix) {
+		topic = topic[:maxDirName-len(suffix)]
+	}
+	return topic + suffix
+}
+
+// MoveAsideStray renames a partition directory to its stray name in the
+// same log dir, durably, and returns the new path. Nothing deletes a stray
+// directory: it holds data the metadata lost track of, for an operator to
+// look at.
+func MoveAsideStray(dir string, tp TopicPartition) (string, error) {
+	parent := filepath.Dir(dir)
+	target := filepath.Join(parent, StrayDirName(tp))
+	if err := os.Rename(dir, target); err != nil {
+		return "", err
+	}
+	return target, syncDir(parent)
+}
 
 // ListPartitionDirs returns the partition directories of a log dir, keyed
 // by topic-partition. Kafka's in-flight names are skipped: "-delete"
@@ -19,7 +56,7 @@ func ListPartitionDirs(logDir string) (map[TopicPartition]string, error) {
 	for _, e := range entries {
 		name := e.Name()
 		if !e.IsDir() || strings.HasSuffix(name, "-delete") || strings.HasSuffix(name, "-future") ||
-			strings.HasSuffix(name, "-stray") || name == "__cluster_metadata-0" {
+			strings.HasSuffix(name, StraySuffix) || name == "__cluster_metadata-0" {
 			continue
 		}
 		topic, p, ok := ParseTopicPartition(name)

@@ -3,6 +3,7 @@ package log
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -158,5 +159,25 @@ func TestUpdateConfigWhileAppending(t *testing.T) {
 	<-done
 	if l.Config().MaxMessageBytes != 100019 {
 		t.Fatal("config not applied")
+	}
+}
+
+// TestStrayDirNameIsKafkasAndFits: "<topic>-<partition>.<32 hex>-stray",
+// the topic cut short so that a 249-byte topic name still fits in 255.
+func TestStrayDirNameIsKafkasAndFits(t *testing.T) {
+	pattern := regexp.MustCompile(`^(t+)-7\.[0-9a-f]{32}-stray$`)
+	for _, n := range []int{1, 249} {
+		name := StrayDirName(TopicPartition{Topic: strings.Repeat("t", n), Partition: 7})
+		m := pattern.FindStringSubmatch(name)
+		if m == nil || len(name) > 255 {
+			t.Fatalf("stray name %q (%d bytes) for a %d-byte topic", name, len(name), n)
+		}
+		if n == 1 && m[1] != "t" {
+			t.Fatalf("short topic cut in %q", name)
+		}
+	}
+	tp := TopicPartition{"a", 0}
+	if first, second := StrayDirName(tp), StrayDirName(tp); first == second {
+		t.Fatal("two stray names for one partition are equal")
 	}
 }

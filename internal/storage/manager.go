@@ -52,6 +52,9 @@ type Manager struct {
 	recoveryThreads atomic.Int32
 	// syncer is group commit across the dir's partitions.
 	syncer *klog.DirSyncer
+	// straysChecked: the first Reconcile, at start, has looked at every
+	// partition directory in the dir for strays (see moveStrays).
+	straysChecked bool
 }
 
 // SetRecoveryThreads sets how many partitions are opened or closed at once.
@@ -127,9 +130,12 @@ func (m *Manager) applyCheckpoints(tp klog.TopicPartition, cfg *klog.Config) {
 
 // Reconcile makes the open partitions exactly those in want: it opens (and
 // creates) the missing ones, applies current topic configs to the others,
-// and closes and deletes the directories of the ones no longer wanted. A partition directory whose partition.metadata
-// names another topic id belongs to an earlier topic of the same name and
-// is deleted first.
+// and closes and deletes the directories of the ones no longer wanted
+// (deleted topics). A directory holding a topic the metadata does not
+// give that place — an earlier topic of the same name, or one the
+// metadata lost — is kept aside as stray, never deleted: the first
+// Reconcile, at start, looks at every partition directory; later ones at
+// those of the partitions they open.
 func (m *Manager) Reconcile(want []Spec) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -146,6 +152,7 @@ func (m *Manager) Reconcile(want []Spec) error {
 		}
 		toOpen = append(toOpen, s)
 	}
+	toOpen, strayErrs := m.keepStraysAside(want, toOpen, old)
 	opened := make([]*Partition, len(toOpen))
 	errs := make([]error, len(toOpen))
 	inParallel(int(m.recoveryThreads.Load()), len(toOpen), func(i int) {
@@ -163,7 +170,47 @@ func (m *Manager) Reconcile(want []Spec) error {
 		}
 		m.deletePartition(p)
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, strayErrs...)...)
+}
+
+// keepStraysAside moves the stray directories among those Reconcile is
+// about to open (all of the dir's, the first time) out of the way, and
+// returns the partitions left to open.
+func (m *Manager) keepStraysAside(want, toOpen []Spec, open map[klog.TopicPartition]*Partition) ([]Spec, []error) {
+	dirs := map[klog.TopicPartition]string{}
+	if !m.straysChecked {
+		m.straysChecked = true
+		m.reportStrays()
+		listed, err := klog.ListPartitionDirs(m.dir)
+		if err != nil {
+			return nil, []error{fmt.Errorf("log dir %s: %w", m.dir, err)}
+		}
+		dirs = listed
+	}
+	for _, s := range toOpen {
+		dirs[s.TopicPartition] = filepath.Join(m.dir, s.TopicPartition.String())
+	}
+	for tp := range open {
+		delete(dirs, tp) // an open log's directory is Reconcile's to delete
+	}
+	wantIDs := make(map[klog.TopicPartition]klog.TopicID, len(want))
+	for _, s := range want {
+		wantIDs[s.TopicPartition] = s.TopicID
+	}
+	failed := m.moveStrays(dirs, wantIDs)
+	if len(failed) == 0 {
+		return toOpen, nil
+	}
+	var errs []error
+	left := toOpen[:0:0]
+	for _, s := range toOpen {
+		if err, ok := failed[s.TopicPartition]; ok {
+			errs = append(errs, err)
+			continue
+		}
+		left = append(left, s)
+	}
+	return left, errs
 }
 
 func (m *Manager) openPartition(s Spec) (*Partition, error) {
@@ -171,11 +218,9 @@ func (m *Manager) openPartition(s Spec) (*Partition, error) {
 	id, err := klog.ReadPartitionMetadata(dir)
 	recorded := err == nil && id == s.TopicID
 	if err == nil && id != s.TopicID {
-		m.logger.Warn("partition directory belongs to an earlier topic with the same name; deleting it",
-			"dir", dir, "found_topic_id", id.String(), "topic_id", s.TopicID.String())
-		if err := m.moveToDelete(dir, id); err != nil {
-			return nil, err
-		}
+		// Only a directory keepStraysAside skipped (its log still open)
+		// gets here; its data is not this topic's to take or delete.
+		return nil, fmt.Errorf("opening %s: %s holds topic id %s, not %s", s.TopicPartition, dir, id, s.TopicID)
 	}
 	cfg := m.configFor(s.Topic)
 	m.applyCheckpoints(s.TopicPartition, &cfg)
