@@ -15,6 +15,12 @@ package handler
 // needs Produce v0 in the table to start) and refused per partition with
 // UNSUPPORTED_VERSION, as Kafka refuses them.
 //
+// Internal topics (__consumer_offsets, __transaction_state) refuse
+// client writes with INVALID_TOPIC_EXCEPTION, as Kafka's ReplicaManager
+// does, unless the client id is "__admin_client" (Kafka's
+// internalTopicsAllowed): a stray record there is read by a coordinator
+// on its next load.
+//
 // A compacted topic refuses records without a key: INVALID_RECORD with the
 // index of each such record (v8+ record errors), as Kafka answers.
 //
@@ -56,6 +62,10 @@ func init() { register(0, 0, 13, (*Broker).handleProduce) }
 // timeout.
 const defaultProduceTimeout = 30 * time.Second
 
+// adminClientID is the client id Kafka lets write to internal topics
+// (AdminUtils.ADMIN_CLIENT_ID).
+const adminClientID = "__admin_client"
+
 // minProduceVersion is the oldest Produce version Karst accepts.
 const minProduceVersion = 3
 
@@ -78,6 +88,9 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 		*out = kmsg.NewProduceResponseTopic()
 		out.Topic, out.TopicID = rt.Topic, rt.TopicID
 		topic, topicErr := b.produceTopic(img, r.Version(), rt)
+		if topicErr == 0 && metadata.IsInternalTopic(topic.Name) && clientID(r) != adminClientID {
+			topicErr = kerr.InvalidTopicException.Code
+		}
 		out.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
 		for j, rp := range rt.Partitions {
 			po := &out.Partitions[j]
