@@ -75,6 +75,9 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	if req.GroupID == "" {
 		return fail(kerr.InvalidGroupID, "GroupId can't be empty.")
 	}
+	if err := c.unavailable(req.GroupID); err != nil {
+		return fail(err, "")
+	}
 	if req.MemberID == "" {
 		return fail(kerr.InvalidRequest, "MemberId can't be empty.")
 	}

@@ -38,7 +38,9 @@ func (c *Coordinator) DescribeConsumerGroups(ids []string) []ConsumerGroupDescri
 	out := make([]ConsumerGroupDescription, 0, len(ids))
 	for _, id := range ids {
 		d := ConsumerGroupDescription{GroupID: id, Err: kerr.GroupIDNotFound, ErrMessage: "Group " + id + " not found."}
-		if holder := c.group(id, false); holder != nil {
+		if err := c.unavailable(id); err != nil {
+			d.Err, d.ErrMessage = err, ""
+		} else if holder := c.group(id, false); holder != nil {
 			holder.mu.Lock()
 			if g := c.consumerGroupOf(holder, false); g != nil && len(holder.members) == 0 {
 				d = g.describe()

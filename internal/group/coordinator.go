@@ -27,6 +27,9 @@ type Coordinator struct {
 	// offsetState is the open transactions' index and the expiry
 	// schedule (txn_offsets.go, expiry.go).
 	offsetState offsetState
+	// offline are the partitions whose load failed (offline.go); nil
+	// when every partition loaded.
+	offline *offlinePartitions
 }
 
 // Options are a coordinator's collaborators; zero values pick the wall

@@ -15,6 +15,9 @@ func (c *Coordinator) Describe(ids []string) []Description {
 	for i, id := range ids {
 		d := &out[i]
 		d.GroupID = id
+		if d.Err = c.unavailable(id); d.Err != nil {
+			continue
+		}
 		g := c.group(id, false)
 		if g == nil {
 			d.State, d.Err, d.ErrMessage = Dead.String(), kerr.GroupIDNotFound, "Group "+id+" not found."

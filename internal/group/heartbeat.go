@@ -5,6 +5,9 @@ import "github.com/twmb/franz-go/pkg/kerr"
 // Heartbeat keeps a member alive and tells it whether to rejoin
 // (REBALANCE_IN_PROGRESS).
 func (c *Coordinator) Heartbeat(groupID, memberID string, instanceID *string, generation int32) *kerr.Error {
+	if err := c.unavailable(groupID); err != nil {
+		return err
+	}
 	g := c.group(groupID, false)
 	if g == nil {
 		return kerr.UnknownMemberID

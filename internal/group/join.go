@@ -18,6 +18,9 @@ func (c *Coordinator) Join(req JoinRequest) <-chan JoinResult {
 	if req.GroupID == "" {
 		return fail(kerr.InvalidGroupID)
 	}
+	if err := c.unavailable(req.GroupID); err != nil {
+		return fail(err)
+	}
 	if req.SessionTimeout < c.cfg.MinSessionTimeout || req.SessionTimeout > c.cfg.MaxSessionTimeout {
 		return fail(kerr.InvalidSessionTimeout)
 	}

@@ -6,6 +6,9 @@ import "github.com/twmb/franz-go/pkg/kerr"
 // by group.instance.id). The first result is for the whole request; the
 // slice holds one error (nil for success) per member.
 func (c *Coordinator) Leave(groupID string, members []MemberIdentity) (*kerr.Error, []*kerr.Error) {
+	if err := c.unavailable(groupID); err != nil {
+		return err, nil
+	}
 	g := c.group(groupID, false)
 	if g == nil {
 		return kerr.UnknownMemberID, nil

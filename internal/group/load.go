@@ -35,7 +35,9 @@ type Replayer interface {
 // its generation and protocol type. Offsets of transactions are pending
 // until their producer's marker in the same partition; those without one
 // stay pending for CompleteTransaction. Malformed records are counted and
-// skipped, so one bad record cannot keep the broker from starting.
+// skipped, so one bad record cannot keep the broker from starting; a
+// partition that cannot be read (PartitionLoadError) is taken offline
+// alone, its groups answering NOT_COORDINATOR, and is not an error.
 func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 	now := c.clock.Now()
 	// open is, per partition, the groups each producer has pending
@@ -70,6 +72,9 @@ func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 		c.apply(d, now)
 		return nil
 	})
+	var offline []*PartitionLoadError
+	offline, err = splitLoadErrors(err)
+	c.takeOffline(offline)
 	// A group whose last record was a tombstone and has no offsets left
 	// is gone.
 	c.mu.Lock()

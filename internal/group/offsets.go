@@ -41,6 +41,9 @@ func (c *Coordinator) CommitOffsets(req CommitRequest) (*kerr.Error, []*kerr.Err
 	if req.GroupID == "" {
 		return kerr.InvalidGroupID, nil, noWait
 	}
+	if err := c.unavailable(req.GroupID); err != nil {
+		return err, nil, noWait
+	}
 	g := c.group(req.GroupID, false)
 	if g == nil {
 		switch {
@@ -145,6 +148,9 @@ func (c *Coordinator) FetchStableOffsets(groupID string, partitions []TopicParti
 }
 
 func (c *Coordinator) fetchOffsets(groupID string, partitions []TopicPartition, stable bool) (*kerr.Error, []FetchedOffset) {
+	if err := c.unavailable(groupID); err != nil {
+		return err, nil
+	}
 	g := c.group(groupID, false)
 	if g == nil {
 		return nil, unknownOffsets(partitions)
@@ -202,6 +208,9 @@ func compareTP(a, b TopicPartition) int {
 // members may only lose offsets of topics it is not subscribed to, and
 // only if it uses the consumer protocol.
 func (c *Coordinator) DeleteOffsets(groupID string, partitions []TopicPartition) (*kerr.Error, []*kerr.Error, Durable) {
+	if err := c.unavailable(groupID); err != nil {
+		return err, nil, noWait
+	}
 	g := c.group(groupID, false)
 	if g == nil {
 		return kerr.GroupIDNotFound, nil, noWait
@@ -268,6 +277,9 @@ func (c *Coordinator) DeleteGroups(ids []string) ([]*kerr.Error, Durable) {
 	errs := make([]*kerr.Error, len(ids))
 	var waits []Durable
 	for i, id := range ids {
+		if errs[i] = c.unavailable(id); errs[i] != nil {
+			continue
+		}
 		g := c.group(id, false)
 		if g == nil {
 			errs[i] = kerr.GroupIDNotFound

@@ -87,24 +87,32 @@ const loadChunk = 5 << 20
 
 // Replay calls fn with every record of every partition, in log order,
 // with its batch's producer; a transaction marker comes as a record of
-// its own. Other control batches are skipped.
+// its own. Other control batches are skipped. A partition that cannot be
+// read to its end, or whose log is not open, is a PartitionLoadError and
+// the others are read on.
 func (o *OffsetsTopic) Replay(fn func(StoredRecord) error) error {
 	t, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic)
 	if !ok {
 		return nil
 	}
 	var buf []byte
+	var errs []error
 	for _, pm := range t.Partitions {
+		failed := func(err error) {
+			errs = append(errs, &PartitionLoadError{Partition: pm.ID, Partitions: int32(len(t.Partitions)),
+				Err: fmt.Errorf("%s-%d: %w", metadata.ConsumerOffsetsTopic, pm.ID, err)})
+		}
 		part, open := o.logs.Get(metadata.ConsumerOffsetsTopic, pm.ID)
 		if !open {
+			failed(errors.New("the log is not open"))
 			continue
 		}
 		var err error
 		if buf, err = replayLog(part.Log, pm.ID, buf, fn); err != nil {
-			return fmt.Errorf("loading %s-%d: %w", metadata.ConsumerOffsetsTopic, pm.ID, err)
+			failed(err)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func replayLog(l *klog.Log, partition int32, buf []byte, fn func(StoredRecord) error) ([]byte, error) {

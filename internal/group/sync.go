@@ -11,6 +11,10 @@ import (
 // assignment arrives (or a new rebalance starts).
 func (c *Coordinator) Sync(req SyncRequest) <-chan SyncResult {
 	ch := make(chan SyncResult, 1)
+	if err := c.unavailable(req.GroupID); err != nil {
+		ch <- SyncResult{Err: err}
+		return ch
+	}
 	g := c.group(req.GroupID, false)
 	if g == nil {
 		ch <- SyncResult{Err: kerr.UnknownMemberID}

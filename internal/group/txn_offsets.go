@@ -77,6 +77,9 @@ func (c *Coordinator) CommitTransactionalOffsets(req TxnCommitRequest) (*kerr.Er
 	if req.GroupID == "" {
 		return kerr.InvalidGroupID, nil, noWait
 	}
+	if err := c.unavailable(req.GroupID); err != nil {
+		return err, nil, noWait
+	}
 	g := c.group(req.GroupID, false)
 	if g == nil {
 		if req.Generation >= 0 {

@@ -1,0 +1,98 @@
+package group
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// PartitionLoadError is a __consumer_offsets partition Load could not
+// read to its end (a corrupt batch, an I/O error). Its groups are left
+// offline; the other partitions load and serve.
+type PartitionLoadError struct {
+	Partition int32
+	// Partitions is the topic's partition count, which group ids hash
+	// over (PartitionFor).
+	Partitions int32
+	Err        error
+}
+
+func (e *PartitionLoadError) Error() string {
+	return fmt.Sprintf("loading partition %d of %d: %v", e.Partition, e.Partitions, e.Err)
+}
+
+func (e *PartitionLoadError) Unwrap() error { return e.Err }
+
+// offlinePartitions are the partitions whose load failed, as Kafka's
+// CoordinatorRuntime leaves a partition FAILED: its groups answer
+// NOT_COORDINATOR until the broker starts again with it readable.
+type offlinePartitions struct {
+	partitions int32
+	failed     map[int32]error
+}
+
+// splitLoadErrors separates the partitions that failed to load from
+// other errors, which still fail the load.
+func splitLoadErrors(err error) (offline []*PartitionLoadError, rest error) {
+	if err == nil {
+		return nil, nil
+	}
+	var others []error
+	var walk func(error)
+	walk = func(err error) {
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range joined.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		var ple *PartitionLoadError
+		if errors.As(err, &ple) {
+			offline = append(offline, ple)
+			return
+		}
+		others = append(others, err)
+	}
+	walk(err)
+	return offline, errors.Join(others...)
+}
+
+// takeOffline records the failed partitions and drops what was read of
+// their groups before the failure: half a group's offsets must not be
+// served as if they were all of them.
+func (c *Coordinator) takeOffline(failed []*PartitionLoadError) {
+	if len(failed) == 0 {
+		return
+	}
+	off := &offlinePartitions{partitions: failed[0].Partitions, failed: map[int32]error{}}
+	for _, f := range failed {
+		off.failed[f.Partition] = f.Err
+		c.logger.Error("a partition of the group coordinator could not be loaded; its groups are offline (NOT_COORDINATOR) until the broker starts with it readable",
+			"partition", f.Partition, "partitions", f.Partitions, "err", f.Err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offline = off
+	for id := range c.groups {
+		if _, down := off.failed[PartitionFor(id, off.partitions)]; down {
+			delete(c.groups, id)
+			delete(c.consumer.groups, id)
+		}
+	}
+}
+
+// unavailable is NOT_COORDINATOR for a group of a partition whose load
+// failed, nil otherwise.
+func (c *Coordinator) unavailable(groupID string) *kerr.Error {
+	c.mu.RLock()
+	off := c.offline
+	c.mu.RUnlock()
+	if off == nil {
+		return nil
+	}
+	if _, down := off.failed[PartitionFor(groupID, off.partitions)]; down {
+		return kerr.NotCoordinator
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package node
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/group"
+	"github.com/karst-broker/karst/internal/metadata"
+)
+
+// groupIn returns a group id that hashes to the given __consumer_offsets
+// partition.
+func groupIn(partition, partitions int32) string {
+	for i := 0; ; i++ {
+		id := fmt.Sprintf("group-%d", i)
+		if group.PartitionFor(id, partitions) == partition {
+			return id
+		}
+	}
+}
+
+// corruptFirstBatch overwrites the records of a partition's first batch
+// (past its 61-byte header) with bytes that are no records, leaving its
+// length and the batches after it intact: what a bad sector or a stray
+// write leaves behind the log's recovery point.
+func corruptFirstBatch(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, "00000000000000000000.log")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := 12 + int(binary.BigEndian.Uint32(data[8:12]))
+	if len(data) <= end {
+		t.Fatalf("%s holds one batch", path)
+	}
+	for i := 61; i < end; i++ {
+		data[i] = 0xff
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCorruptOffsetsPartitionTakesOnlyItsGroupsOffline: a broker whose
+// __consumer_offsets partition 0 cannot be read starts, answers
+// NOT_COORDINATOR for a group of partition 0 (Kafka's answer for a
+// coordinator whose load failed), and serves a group of partition 1 with
+// its offsets.
+func TestCorruptOffsetsPartitionTakesOnlyItsGroupsOffline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	const partitions = "offsets.topic.num.partitions=2"
+	broken, healthy := groupIn(0, 2), groupIn(1, 2)
+	n, cl := startTestNode(t, dir, partitions)
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{broken, healthy} {
+		for at := int64(1); at <= 2; at++ { // two batches in each partition
+			offsets := kadm.Offsets{}
+			offsets.AddOffset("orders", 0, at, -1)
+			if err := adm.CommitAllOffsets(ctx, g, offsets); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stopTestNode(t, n, cl)
+	corruptFirstBatch(t, filepath.Join(dir, metadata.ConsumerOffsetsTopic+"-0"))
+
+	n, cl = startTestNode(t, dir, partitions)
+	defer stopTestNode(t, n, cl)
+	adm = kadm.NewClient(cl)
+	fetched, err := adm.FetchOffsets(ctx, healthy)
+	if err != nil {
+		t.Fatalf("fetching %s's offsets (partition 1): %v", healthy, err)
+	}
+	if o, ok := fetched.Lookup("orders", 0); !ok || o.At != 2 {
+		t.Fatalf("%s's offset after the restart: %+v, want 2", healthy, o)
+	}
+	// Straight to the broker: a client would retry NOT_COORDINATOR.
+	broker := cl.SeedBrokers()[0]
+	fetch := kmsg.NewPtrOffsetFetchRequest()
+	fetchGroup := kmsg.NewOffsetFetchRequestGroup()
+	fetchGroup.Group = broken
+	fetch.Groups = append(fetch.Groups, fetchGroup) // v8+, which franz-go sends
+	fetchResp, err := broker.Request(ctx, fetch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups := fetchResp.(*kmsg.OffsetFetchResponse).Groups; len(groups) != 1 || kerr.ErrorForCode(groups[0].ErrorCode) != kerr.NotCoordinator {
+		t.Fatalf("OffsetFetch for %s (partition 0, unreadable): %+v, want NOT_COORDINATOR", broken, groups)
+	}
+	commit := kmsg.NewPtrOffsetCommitRequest()
+	commit.Group, commit.Generation = broken, -1
+	topic := kmsg.NewOffsetCommitRequestTopic()
+	topic.Topic = "orders"
+	topic.Partitions = []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 5, LeaderEpoch: -1}}
+	commit.Topics = append(commit.Topics, topic)
+	commitResp, err := broker.Request(ctx, commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := commitResp.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode; code != kerr.NotCoordinator.Code {
+		t.Fatalf("OffsetCommit for %s (partition 0, unreadable): %v, want NOT_COORDINATOR", broken, kerr.ErrorForCode(code))
+	}
+}
