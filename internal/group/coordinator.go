@@ -29,7 +29,7 @@ type Coordinator struct {
 	offsetState offsetState
 	// offline are the partitions whose load failed (offline.go); nil
 	// when every partition loaded.
-	offline *offlinePartitions
+	offline *OfflinePartitions
 }
 
 // Options are a coordinator's collaborators; zero values pick the wall

@@ -73,7 +73,7 @@ func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 		return nil
 	})
 	var offline []*PartitionLoadError
-	offline, err = splitLoadErrors(err)
+	offline, err = SplitLoadErrors(err)
 	c.takeOffline(offline)
 	// A group whose last record was a tombstone and has no offsets left
 	// is gone.

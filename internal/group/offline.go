@@ -24,17 +24,40 @@ func (e *PartitionLoadError) Error() string {
 
 func (e *PartitionLoadError) Unwrap() error { return e.Err }
 
-// offlinePartitions are the partitions whose load failed, as Kafka's
-// CoordinatorRuntime leaves a partition FAILED: its groups answer
-// NOT_COORDINATOR until the broker starts again with it readable.
-type offlinePartitions struct {
+// OfflinePartitions are the partitions of a coordinator's topic whose load
+// failed, as Kafka's CoordinatorRuntime leaves a partition FAILED: the
+// keys (group ids, transactional ids) hashed to them answer
+// NOT_COORDINATOR until the broker starts again with them readable. A nil
+// *OfflinePartitions has none.
+type OfflinePartitions struct {
 	partitions int32
 	failed     map[int32]error
 }
 
-// splitLoadErrors separates the partitions that failed to load from
+// NewOfflinePartitions collects failed partitions; nil if there are none.
+func NewOfflinePartitions(failed []*PartitionLoadError) *OfflinePartitions {
+	if len(failed) == 0 {
+		return nil
+	}
+	o := &OfflinePartitions{partitions: failed[0].Partitions, failed: map[int32]error{}}
+	for _, f := range failed {
+		o.failed[f.Partition] = f.Err
+	}
+	return o
+}
+
+// Holds reports whether key hashes to an offline partition.
+func (o *OfflinePartitions) Holds(key string) bool {
+	if o == nil {
+		return false
+	}
+	_, down := o.failed[PartitionFor(key, o.partitions)]
+	return down
+}
+
+// SplitLoadErrors separates the partitions that failed to load from
 // other errors, which still fail the load.
-func splitLoadErrors(err error) (offline []*PartitionLoadError, rest error) {
+func SplitLoadErrors(err error) (offline []*PartitionLoadError, rest error) {
 	if err == nil {
 		return nil, nil
 	}
@@ -62,12 +85,11 @@ func splitLoadErrors(err error) (offline []*PartitionLoadError, rest error) {
 // their groups before the failure: half a group's offsets must not be
 // served as if they were all of them.
 func (c *Coordinator) takeOffline(failed []*PartitionLoadError) {
-	if len(failed) == 0 {
+	off := NewOfflinePartitions(failed)
+	if off == nil {
 		return
 	}
-	off := &offlinePartitions{partitions: failed[0].Partitions, failed: map[int32]error{}}
 	for _, f := range failed {
-		off.failed[f.Partition] = f.Err
 		c.logger.Error("a partition of the group coordinator could not be loaded; its groups are offline (NOT_COORDINATOR) until the broker starts with it readable",
 			"partition", f.Partition, "partitions", f.Partitions, "err", f.Err)
 	}
@@ -75,7 +97,7 @@ func (c *Coordinator) takeOffline(failed []*PartitionLoadError) {
 	defer c.mu.Unlock()
 	c.offline = off
 	for id := range c.groups {
-		if _, down := off.failed[PartitionFor(id, off.partitions)]; down {
+		if off.Holds(id) {
 			delete(c.groups, id)
 			delete(c.consumer.groups, id)
 		}
@@ -88,10 +110,7 @@ func (c *Coordinator) unavailable(groupID string) *kerr.Error {
 	c.mu.RLock()
 	off := c.offline
 	c.mu.RUnlock()
-	if off == nil {
-		return nil
-	}
-	if _, down := off.failed[PartitionFor(groupID, off.partitions)]; down {
+	if off.Holds(groupID) {
 		return kerr.NotCoordinator
 	}
 	return nil

@@ -91,25 +91,31 @@ const loadChunk = 5 << 20
 // read to its end, or whose log is not open, is a PartitionLoadError and
 // the others are read on.
 func (o *OffsetsTopic) Replay(fn func(StoredRecord) error) error {
-	t, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic)
+	var buf []byte
+	return ReplayTopic(o.meta, o.logs, metadata.ConsumerOffsetsTopic, func(l *klog.Log, partition int32) (err error) {
+		buf, err = replayLog(l, partition, buf, fn)
+		return err
+	})
+}
+
+// ReplayTopic runs replay over each partition of a coordinator's topic
+// (none if it does not exist). A partition that cannot be read to its
+// end, or whose log is not open, is a PartitionLoadError, and the others
+// are read on.
+func ReplayTopic(meta *metadata.Store, logs *storage.Manager, topic string, replay func(l *klog.Log, partition int32) error) error {
+	t, ok := meta.Image().Topic(topic)
 	if !ok {
 		return nil
 	}
-	var buf []byte
 	var errs []error
 	for _, pm := range t.Partitions {
-		failed := func(err error) {
+		err := errors.New("the log is not open")
+		if part, open := logs.Get(topic, pm.ID); open {
+			err = replay(part.Log, pm.ID)
+		}
+		if err != nil {
 			errs = append(errs, &PartitionLoadError{Partition: pm.ID, Partitions: int32(len(t.Partitions)),
-				Err: fmt.Errorf("%s-%d: %w", metadata.ConsumerOffsetsTopic, pm.ID, err)})
-		}
-		part, open := o.logs.Get(metadata.ConsumerOffsetsTopic, pm.ID)
-		if !open {
-			failed(errors.New("the log is not open"))
-			continue
-		}
-		var err error
-		if buf, err = replayLog(part.Log, pm.ID, buf, fn); err != nil {
-			failed(err)
+				Err: fmt.Errorf("%s-%d: %w", topic, pm.ID, err)})
 		}
 	}
 	return errors.Join(errs...)

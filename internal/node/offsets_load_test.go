@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/group"
@@ -26,6 +27,16 @@ func groupIn(partition, partitions int32) string {
 			return id
 		}
 	}
+}
+
+// startTwoPartitionNode starts a broker on a new log dir whose
+// coordinator topic has two partitions (partitionsSetting), with a key
+// hashed to each: broken to 0, healthy to 1.
+func startTwoPartitionNode(t *testing.T, partitionsSetting string) (dir, broken, healthy string, n *Node, cl *kgo.Client) {
+	t.Helper()
+	dir = t.TempDir()
+	n, cl = startTestNode(t, dir, partitionsSetting)
+	return dir, groupIn(0, 2), groupIn(1, 2), n, cl
 }
 
 // corruptFirstBatch overwrites the records of a partition's first batch
@@ -59,10 +70,8 @@ func corruptFirstBatch(t *testing.T, dir string) {
 func TestCorruptOffsetsPartitionTakesOnlyItsGroupsOffline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	dir := t.TempDir()
 	const partitions = "offsets.topic.num.partitions=2"
-	broken, healthy := groupIn(0, 2), groupIn(1, 2)
-	n, cl := startTestNode(t, dir, partitions)
+	dir, broken, healthy, n, cl := startTwoPartitionNode(t, partitions)
 	adm := kadm.NewClient(cl)
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "orders"); err != nil {
 		t.Fatal(err)
@@ -114,5 +123,48 @@ func TestCorruptOffsetsPartitionTakesOnlyItsGroupsOffline(t *testing.T) {
 	}
 	if code := commitResp.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode; code != kerr.NotCoordinator.Code {
 		t.Fatalf("OffsetCommit for %s (partition 0, unreadable): %v, want NOT_COORDINATOR", broken, kerr.ErrorForCode(code))
+	}
+}
+
+// initProducerID sends InitProducerID for a transactional id straight to
+// the broker and returns its error code.
+func initProducerID(ctx context.Context, t *testing.T, cl *kgo.Client, transactionalID string) int16 {
+	t.Helper()
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.TransactionalID, req.TransactionTimeoutMillis = &transactionalID, 60000
+	req.ProducerID, req.ProducerEpoch = -1, -1
+	resp, err := cl.SeedBrokers()[0].Request(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.(*kmsg.InitProducerIDResponse).ErrorCode
+}
+
+// TestCorruptTransactionStatePartitionTakesOnlyItsIDsOffline is the same
+// for __transaction_state: the broker starts, a transactional id of the
+// unreadable partition answers NOT_COORDINATOR, one of the other
+// partition initialises.
+func TestCorruptTransactionStatePartitionTakesOnlyItsIDsOffline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	const partitions = "transaction.state.log.num.partitions=2"
+	dir, broken, healthy, n, cl := startTwoPartitionNode(t, partitions)
+	for _, id := range []string{broken, healthy} {
+		for range 2 { // two batches in each partition
+			if code := initProducerID(ctx, t, cl, id); code != 0 {
+				t.Fatalf("InitProducerID %s: %v", id, kerr.ErrorForCode(code))
+			}
+		}
+	}
+	stopTestNode(t, n, cl)
+	corruptFirstBatch(t, filepath.Join(dir, metadata.TransactionStateTopic+"-0"))
+
+	n, cl = startTestNode(t, dir, partitions)
+	defer stopTestNode(t, n, cl)
+	if code := initProducerID(ctx, t, cl, healthy); code != 0 {
+		t.Fatalf("InitProducerID %s (partition 1) after the restart: %v", healthy, kerr.ErrorForCode(code))
+	}
+	if code := initProducerID(ctx, t, cl, broken); code != kerr.NotCoordinator.Code {
+		t.Fatalf("InitProducerID %s (partition 0, unreadable): %v, want NOT_COORDINATOR", broken, kerr.ErrorForCode(code))
 	}
 }

@@ -25,6 +25,9 @@ func (c *Coordinator) addPartitions(ctx context.Context, transactionalID string,
 	}
 	c.mu.Lock()
 	defer c.unlock()
+	if err := c.unavailableLocked(transactionalID); err != nil {
+		return err
+	}
 	m := c.txns[transactionalID]
 	switch {
 	case m == nil:
@@ -76,6 +79,9 @@ func (c *Coordinator) VerifyPartitions(transactionalID string, producerID int64,
 	}
 	c.mu.Lock()
 	defer c.unlock()
+	if err := c.unavailableLocked(transactionalID); err != nil {
+		return nil, err
+	}
 	m := c.txns[transactionalID]
 	switch {
 	case m == nil, m.producerID != producerID:
@@ -107,6 +113,9 @@ func (c *Coordinator) AppendInTransaction(transactionalID string, producerID int
 	}
 	c.mu.Lock()
 	defer c.unlock()
+	if err := c.unavailableLocked(transactionalID); err != nil {
+		return err
+	}
 	m := c.txns[transactionalID]
 	switch {
 	case m == nil, m.producerID != producerID:

@@ -27,6 +27,8 @@ type Coordinator struct {
 
 	mu   sync.Mutex
 	txns map[string]*txnMeta
+	// offline are the __transaction_state partitions whose load failed.
+	offline *group.OfflinePartitions
 	// lastAbortScan and lastExpiryScan are when Tick last looked for
 	// timed-out transactions and expired transactional ids.
 	lastAbortScan, lastExpiryScan time.Time

@@ -26,6 +26,9 @@ type Description struct {
 func (c *Coordinator) Describe(transactionalID string) (Description, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.unavailableLocked(transactionalID); err != nil {
+		return Description{TransactionalID: transactionalID}, err
+	}
 	m := c.txns[transactionalID]
 	if m == nil || m.state == Dead {
 		return Description{TransactionalID: transactionalID}, kerr.TransactionalIDNotFound

@@ -24,6 +24,9 @@ func (c *Coordinator) EndTxn(ctx context.Context, transactionalID string, produc
 	}
 	c.mu.Lock()
 	defer c.unlock()
+	if err := c.unavailableLocked(transactionalID); err != nil {
+		return err
+	}
 	m := c.txns[transactionalID]
 	switch {
 	case m == nil, m.producerID != producerID:

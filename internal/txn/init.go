@@ -41,6 +41,9 @@ func (c *Coordinator) InitProducerID(ctx context.Context, req InitRequest) (Prod
 	}
 	c.mu.Lock()
 	defer c.unlock()
+	if err := c.unavailableLocked(req.TransactionalID); err != nil {
+		return none, err
+	}
 	m := c.txns[req.TransactionalID]
 	if m == nil {
 		pid, err := c.pids.Next()

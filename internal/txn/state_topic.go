@@ -75,24 +75,14 @@ func (s *StateTopic) Append(transactionalID string, recs []Record) (Durable, err
 const loadChunk = 5 << 20
 
 // Replay calls fn with every record of every partition, in log order.
-// Control batches are skipped.
+// Control batches are skipped. A partition that cannot be read is a
+// group.PartitionLoadError; the others are read on.
 func (s *StateTopic) Replay(fn func(Record) error) error {
-	t, ok := s.meta.Image().Topic(metadata.TransactionStateTopic)
-	if !ok {
-		return nil
-	}
 	var buf []byte
-	for _, pm := range t.Partitions {
-		part, open := s.logs.Get(metadata.TransactionStateTopic, pm.ID)
-		if !open {
-			continue
-		}
-		var err error
-		if buf, err = replayLog(part.Log, buf, fn); err != nil {
-			return fmt.Errorf("loading %s-%d: %w", metadata.TransactionStateTopic, pm.ID, err)
-		}
-	}
-	return nil
+	return group.ReplayTopic(s.meta, s.logs, metadata.TransactionStateTopic, func(l *klog.Log, _ int32) (err error) {
+		buf, err = replayLog(l, buf, fn)
+		return err
+	})
 }
 
 func replayLog(l *klog.Log, buf []byte, fn func(Record) error) ([]byte, error) {

@@ -44,6 +44,9 @@ func (c *Coordinator) EndTxnV2(ctx context.Context, transactionalID string, prod
 	}
 	c.mu.Lock()
 	defer c.unlock()
+	if err := c.unavailableLocked(transactionalID); err != nil {
+		return none, err
+	}
 	m := c.txns[transactionalID]
 	if m == nil {
 		return none, kerr.InvalidProducerIDMapping
