@@ -232,15 +232,16 @@ func (img *Image) newTopicID() UUID {
 }
 
 // DeleteTopic returns the RemoveTopicRecord deleting a topic (its
-// partitions and configs go with it on replay). Internal topics are
-// refused: Kafka leaves that to its tools, Karst enforces it for every
-// client.
+// partitions and configs go with it on replay). Kafka's controller deletes
+// internal topics too; so does Karst, the group coordinator forgetting its
+// groups when __consumer_offsets goes, except __transaction_state: the
+// transaction coordinator cannot yet drop its transactions mid-flight.
 func (img *Image) DeleteTopic(name string) ([]Record, UUID, error) {
 	t, ok := img.topicsByName[name]
 	if !ok {
 		return nil, UUID{}, opError(kerr.UnknownTopicOrPartition, "")
 	}
-	if IsInternalTopic(name) {
+	if name == TransactionStateTopic {
 		return nil, UUID{}, opError(kerr.InvalidRequest, fmt.Sprintf("Topic %s is an internal topic and is not allowed to be deleted.", name))
 	}
 	return []Record{&RemoveTopicRecord{TopicID: t.ID}}, t.ID, nil

@@ -51,6 +51,21 @@ func stopTestNode(t *testing.T, n *Node, cl *kgo.Client) {
 	}
 }
 
+// oneOffsetsPartition keeps the tests' __consumer_offsets to one directory.
+const oneOffsetsPartition = "offsets.topic.num.partitions=1"
+
+// startWithOrders starts a broker on dir with a topic "orders" of one
+// partition.
+func startWithOrders(ctx context.Context, t *testing.T, dir string) (*Node, *kgo.Client, *kadm.Client) {
+	t.Helper()
+	n, cl := startTestNode(t, dir, oneOffsetsPartition)
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	return n, cl, adm
+}
+
 // segmentBytes reads the first segment of a partition directory.
 func segmentBytes(t *testing.T, dir string) []byte {
 	t.Helper()
@@ -70,12 +85,7 @@ func TestTopicsLostFromTheMetadataAreKeptAsStray(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	dir := t.TempDir()
-	const partitions = "offsets.topic.num.partitions=1"
-	n, cl := startTestNode(t, dir, partitions)
-	adm := kadm.NewClient(cl)
-	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "orders"); err != nil {
-		t.Fatal(err)
-	}
+	n, cl, adm := startWithOrders(ctx, t, dir)
 	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "orders", Value: []byte("kept")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +104,7 @@ func TestTopicsLostFromTheMetadataAreKeptAsStray(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	n, cl = startTestNode(t, dir, partitions)
+	n, cl = startTestNode(t, dir, oneOffsetsPartition)
 	defer stopTestNode(t, n, cl)
 	adm = kadm.NewClient(cl)
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "orders"); err != nil {
@@ -121,5 +131,57 @@ func TestTopicsLostFromTheMetadataAreKeptAsStray(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, d)); err != nil {
 			t.Fatalf("%s was not created afresh: %v", d, err)
 		}
+	}
+}
+
+// TestDeletingTheOffsetsTopicForgetsItsGroups deletes __consumer_offsets,
+// as Kafka allows: the offsets go with it, in memory too, a new commit
+// creates the topic again, and a restart finds only the new commit.
+func TestDeletingTheOffsetsTopicForgetsItsGroups(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	n, cl, adm := startWithOrders(ctx, t, dir)
+	commit := func(at int64) {
+		t.Helper()
+		offsets := kadm.Offsets{}
+		offsets.AddOffset("orders", 0, at, -1)
+		if err := adm.CommitAllOffsets(ctx, "billing", offsets); err != nil {
+			t.Fatal(err)
+		}
+	}
+	committed := func() int64 {
+		t.Helper()
+		fetched, err := adm.FetchOffsets(ctx, "billing")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, ok := fetched.Lookup("orders", 0); ok {
+			return o.At
+		}
+		return -1
+	}
+	commit(7)
+	resp, err := adm.DeleteTopic(ctx, metadata.ConsumerOffsetsTopic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("deleting %s: %v", metadata.ConsumerOffsetsTopic, err)
+	}
+	if at := committed(); at >= 0 {
+		t.Fatalf("billing's offset is %d after its topic was deleted", at)
+	}
+	commit(3)
+	if at := committed(); at != 3 {
+		t.Fatalf("billing's offset is %d after a new commit, want 3", at)
+	}
+	stopTestNode(t, n, cl)
+
+	n, cl = startTestNode(t, dir, oneOffsetsPartition)
+	defer stopTestNode(t, n, cl)
+	adm = kadm.NewClient(cl)
+	if at := committed(); at != 3 {
+		t.Fatalf("billing's offset is %d after a restart, want 3", at)
 	}
 }

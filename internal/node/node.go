@@ -91,8 +91,11 @@ type Node struct {
 	srv *server.Server
 	// dirLock keeps other processes off the log dir until the logs are
 	// closed.
-	dirLock     *storage.DirLock
-	storage     *storage.Manager
+	dirLock *storage.DirLock
+	storage *storage.Manager
+	// groups is the group coordinator once started, which a deletion of
+	// __consumer_offsets unloads.
+	groups      atomic.Pointer[group.Coordinator]
 	metadataLog *klog.Log
 	store       *metadata.Store
 	stop        context.CancelFunc
@@ -142,6 +145,7 @@ func Start(cfg Config) (n *Node, err error) {
 	offsetsTopic := group.NewOffsetsTopic(n.store, n.storage, group.ConfigFrom(cfg.Settings).OffsetsTopicPartitions, group.SegmentBytes(cfg.Settings))
 	groups := group.New(group.ConfigFrom(cfg.Settings), group.Options{Store: offsetsTopic, Logger: logger})
 	groups.SetConsumerConfig(group.ConsumerConfigFrom(cfg.Settings))
+	n.groups.Store(groups)
 	if skipped, err := groups.Load(offsetsTopic); err != nil {
 		n.srv.Shutdown(context.Background())
 		return nil, fmt.Errorf("loading %s: %w", metadata.ConsumerOffsetsTopic, err)
@@ -268,10 +272,13 @@ func (n *Node) openStorage(cfg *Config) error {
 	}
 	n.store, err = metadata.OpenStore(&metadataLog{log: n.metadataLog, now: time.Now}, metadata.StoreOptions{
 		Node: node,
-		OnCommit: func(_, next *metadata.Image, _ []metadata.Record) {
+		OnCommit: func(prev, next *metadata.Image, _ []metadata.Record) {
 			applying.Store(next)
 			if err := n.storage.Reconcile(partitionSpecs(next, cfg.NodeID)); err != nil {
 				n.logger.Error("applying metadata to the partition logs", "err", err)
+			}
+			if groups := n.groups.Load(); groups != nil && topicRemoved(prev, next, metadata.ConsumerOffsetsTopic) {
+				groups.Unload()
 			}
 		},
 	})
@@ -280,6 +287,20 @@ func (n *Node) openStorage(cfg *Config) error {
 	}
 	applying.Store(n.store.Image())
 	return n.storage.Reconcile(partitionSpecs(n.store.Image(), cfg.NodeID))
+}
+
+// topicRemoved reports whether a commit deleted the topic name (a topic
+// of the same name created in the same commit has another id).
+func topicRemoved(prev, next *metadata.Image, name string) bool {
+	if prev == nil {
+		return false
+	}
+	before, ok := prev.Topic(name)
+	if !ok {
+		return false
+	}
+	after, ok := next.Topic(name)
+	return !ok || after.ID != before.ID
 }
 
 // partitionSpecs lists the partitions of img that this node hosts.

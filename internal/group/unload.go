@@ -1,0 +1,41 @@
+package group
+
+import "github.com/twmb/franz-go/pkg/kerr"
+
+// Unload forgets every group, as Kafka's coordinator does when it resigns
+// its partitions; here because __consumer_offsets was deleted, taking the
+// groups' records with it. New requests find no group from the moment it
+// returns. Members waiting on a join or a sync are answered
+// NOT_COORDINATOR and the old groups go Dead, so a request already holding
+// one fails instead of writing to the topic created anew; that part runs
+// in the background, because Unload is called while a metadata commit is
+// in progress and a request holding a group may be waiting on the
+// metadata to create __consumer_offsets again. A client that finds the
+// coordinator again starts from nothing, as after the same deletion in
+// Kafka.
+func (c *Coordinator) Unload() {
+	c.mu.Lock()
+	groups := c.groups
+	c.groups = map[string]*classicGroup{}
+	c.consumer.groups = nil
+	c.offline = nil // the partitions that failed to load are gone too
+	c.mu.Unlock()
+	c.logger.Info("unloading every group: __consumer_offsets was deleted", "groups", len(groups))
+	go c.retire(groups)
+}
+
+// retire ends groups Unload removed.
+func (c *Coordinator) retire(groups map[string]*classicGroup) {
+	now := c.clock.Now()
+	for _, g := range groups {
+		g.mu.Lock()
+		for _, m := range g.allMembers() {
+			m.respondJoin(JoinResult{Err: kerr.NotCoordinator, MemberID: m.id, Generation: -1})
+			m.respondSync(SyncResult{Err: kerr.NotCoordinator})
+		}
+		g.transition(Dead, now)
+		g.mu.Unlock()
+	}
+	// The open-transactions index keeps their ids: CompleteTransaction
+	// skips a group that is gone.
+}
