@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,7 +48,10 @@ type Config struct {
 	// 0 means DefaultDecodeBudget and a negative value turns both decode
 	// budgets off.
 	DecodeBudget int64
-	Logger       *slog.Logger
+	// ConnectionLimits are max.connections and the per-IP limits (see
+	// connection_quotas.go); nil means none (NoConnectionLimits).
+	ConnectionLimits *ConnectionLimits
+	Logger           *slog.Logger
 	// Metrics, if set, counts requests and connections.
 	Metrics *metrics.Metrics
 }
@@ -60,8 +64,13 @@ type Server struct {
 
 	mu        sync.Mutex
 	listeners map[string]net.Listener
-	conns     map[*conn]struct{}
+	conns     map[*conn]*connSlot
 	closing   bool
+
+	quotas *connectionQuotas
+	// stopAccepting is closed when shutdown begins, ending accept loops
+	// that wait to retry.
+	stopAccepting chan struct{}
 
 	// ctx is cancelled when shutdown begins; waiting work (long polls)
 	// watches it and answers with what it has.
@@ -88,6 +97,14 @@ type Stats struct {
 	// ConnectionsIdleClosed counts connections closed for being idle
 	// longer than connections.max.idle.ms.
 	ConnectionsIdleClosed atomic.Int64
+	// AcceptErrors counts failed accepts (EMFILE and the like).
+	AcceptErrors atomic.Int64
+	// ConnectionsRefusedPerIP counts connections closed at once for their
+	// address's max.connections.per.ip (or override).
+	ConnectionsRefusedPerIP atomic.Int64
+	// ConnectionsClosedOverMax counts connections closed to bring the
+	// total back within max.connections.
+	ConnectionsClosedOverMax atomic.Int64
 }
 
 // New returns a server. Call Listen, then Serve.
@@ -101,11 +118,18 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.ConnectionLimits == nil {
+		unlimited := NoConnectionLimits()
+		cfg.ConnectionLimits = &unlimited
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{
 		cfg: cfg, logger: cfg.Logger,
-		listeners: map[string]net.Listener{}, conns: map[*conn]struct{}{},
-		ctx: ctx, cancel: cancel,
+		// Listen resolves the override host names.
+		quotas:    newConnectionQuotas(resolvedLimits{ConnectionLimits: *cfg.ConnectionLimits}, len(cfg.Listeners)),
+		listeners: map[string]net.Listener{}, conns: map[*conn]*connSlot{},
+		stopAccepting: make(chan struct{}),
+		ctx:           ctx, cancel: cancel,
 		requestMemory: newRequestMemory(cfg.QueuedMaxRequestBytes),
 		decodes:       newDecodeBudgets(cfg.DecodeBudget),
 	}
@@ -114,10 +138,16 @@ func New(cfg Config) *Server {
 // Stats returns the server's counters.
 func (s *Server) Stats() *Stats { return &s.stats }
 
-// Listen binds every listener; on error nothing is left listening. The
-// bound addresses are known from then on (see Addr), which lets the caller
-// advertise a port the kernel picked.
+// Listen resolves the host names of the connection limits and binds every
+// listener; on error nothing is left listening. The bound addresses are
+// known from then on (see Addr), which lets the caller advertise a port the
+// kernel picked.
 func (s *Server) Listen() error {
+	limits, err := resolveLimits(context.Background(), *s.cfg.ConnectionLimits)
+	if err != nil {
+		return err
+	}
+	s.quotas.update(limits)
 	var bound []net.Listener
 	for _, l := range s.cfg.Listeners {
 		ln, err := net.Listen("tcp", l.Addr)
@@ -162,39 +192,76 @@ func (s *Server) Addr(name string) net.Addr {
 	return nil
 }
 
+// accept is one listener's acceptor: it takes each connection's quota
+// slot (waiting under max.connections) and starts serving it.
 func (s *Server) accept(name string, ln net.Listener) {
 	defer s.acceptWG.Done()
+	var retry acceptRetry
+	var refusals logThrottle
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			s.logger.Warn("accept failed", "listener", name, "err", err)
+			s.stats.AcceptErrors.Add(1)
+			if !s.waitToRetryAccept(retry.failed(s.logger, name, err, time.Now())) {
+				return
+			}
 			continue
 		}
-		s.setSocketBuffers(nc)
-		c := newConn(s, nc, name)
-		s.mu.Lock()
-		if s.closing {
-			s.mu.Unlock()
+		retry.succeeded(s.logger, name, time.Now())
+		addr := remoteIP(nc)
+		if err := s.quotas.acquire(name, addr); err != nil {
+			if errors.Is(err, errQuotasClosed) {
+				nc.Close()
+				return
+			}
+			s.stats.ConnectionsRefusedPerIP.Add(1)
 			nc.Close()
+			if ok, notLogged := refusals.allow(time.Now()); ok {
+				s.logger.Info("refused connection: address already has the configured maximum of connections",
+					"listener", name, "remote", addr, "refusals_not_logged", notLogged)
+			}
 			continue
 		}
-		s.conns[c] = struct{}{}
-		s.connWG.Add(1)
-		s.mu.Unlock()
-		s.stats.ConnectionsAccepted.Add(1)
-		s.stats.ConnectionsOpen.Add(1)
-		s.cfg.Metrics.ConnectionOpened(name)
-		go c.serve()
+		if !s.open(name, addr, nc) {
+			return
+		}
+		if s.quotas.protectedListener(name) {
+			s.closeExcessConnections()
+		}
 	}
+}
+
+// open starts serving nc, which holds a quota slot; it reports false when
+// the server is shutting down.
+func (s *Server) open(listener string, addr netip.Addr, nc net.Conn) bool {
+	s.setSocketBuffers(nc)
+	c := newConn(s, nc, listener)
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		nc.Close()
+		s.quotas.release(listener, addr)
+		return false
+	}
+	s.conns[c] = &connSlot{listener: listener, addr: addr}
+	s.connWG.Add(1)
+	s.mu.Unlock()
+	s.stats.ConnectionsAccepted.Add(1)
+	s.stats.ConnectionsOpen.Add(1)
+	s.cfg.Metrics.ConnectionOpened(listener)
+	go c.serve()
+	return true
 }
 
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
+	slot := s.conns[c]
 	delete(s.conns, c)
 	s.mu.Unlock()
+	s.quotas.release(slot.listener, slot.addr)
 	s.stats.ConnectionsOpen.Add(-1)
 	s.cfg.Metrics.ConnectionClosed()
 	s.connWG.Done()
@@ -205,7 +272,11 @@ func (s *Server) forget(c *conn) {
 // the remaining connections are closed at once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
+	if !s.closing {
+		close(s.stopAccepting)
+	}
 	s.closing = true
+	s.quotas.close()
 	for _, ln := range s.listeners {
 		ln.Close()
 	}

@@ -27,7 +27,13 @@ func startBenchServer(t testing.TB, cfg Config) (*Server, string) {
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}
-	s.Serve(handler.NewBroker(handler.Options{Logger: cfg.Logger}))
+	serveForTest(t, s)
+	return s, s.Addr("PLAINTEXT").String()
+}
+
+// serveForTest serves s, which has listened, until the test ends.
+func serveForTest(t testing.TB, s *Server) {
+	s.Serve(handler.NewBroker(handler.Options{Logger: s.logger}))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -35,7 +41,6 @@ func startBenchServer(t testing.TB, cfg Config) (*Server, string) {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return s, s.Addr("PLAINTEXT").String()
 }
 
 // DialTest is dialTest for the external test package (protocol_test.go).
