@@ -283,6 +283,9 @@ func (b *Broker) crossCheck() ([]Warning, error) {
 	if q := b.Long("queued.max.request.bytes"); q > 0 && q < int64(b.Int("socket.request.max.bytes")) {
 		return nil, invalid("queued.max.request.bytes", b.raw("queued.max.request.bytes"), "queued.max.request.bytes must be larger or equal to socket.request.max.bytes")
 	}
+	if err := b.checkConnectionQuotas(); err != nil {
+		return nil, err
+	}
 	if err := b.checkGroupRanges(); err != nil {
 		return nil, err
 	}
