@@ -65,6 +65,10 @@ type Config struct {
 	SendBufferBytes, ReceiveBufferBytes int
 	// IdleTimeout is connections.max.idle.ms.
 	IdleTimeout time.Duration
+	// ConnectionLimits are max.connections and the per-IP limits; nil
+	// means none. AlterConfigs on BROKER changes them while running when
+	// Settings is set.
+	ConnectionLimits *server.ConnectionLimits
 
 	AutoCreateTopics         bool  // auto.create.topics.enable
 	DefaultPartitions        int32 // num.partitions
@@ -108,6 +112,8 @@ type Node struct {
 	// log flush histogram.
 	unwatch   func()
 	clusterID string
+	// connLimits follows dynamic changes of the connection quotas.
+	connLimits *dynamicConnectionLimits
 }
 
 // Start opens storage and metadata, binds the listeners and serves.
@@ -116,7 +122,7 @@ func Start(cfg Config) (n *Node, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	node := &Node{logger: logger}
+	node := &Node{logger: logger, connLimits: newDynamicConnectionLimits(&cfg, logger)}
 	n = node
 	defer func() {
 		if err != nil {
@@ -131,7 +137,7 @@ func Start(cfg Config) (n *Node, err error) {
 	n.srv = server.New(server.Config{
 		Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger, Metrics: n.metrics,
 		SendBufferBytes: cfg.SendBufferBytes, ReceiveBufferBytes: cfg.ReceiveBufferBytes, IdleTimeout: cfg.IdleTimeout,
-		QueuedMaxRequestBytes: cfg.QueuedMaxRequestBytes,
+		QueuedMaxRequestBytes: cfg.QueuedMaxRequestBytes, ConnectionLimits: n.connLimits.initial(cfg.ConnectionLimits),
 	})
 	n.metrics.WatchRequestMemory(n.srv.RequestMemoryAvailable, n.srv.RequestMemoryUsed)
 	if err := n.srv.Listen(); err != nil {
@@ -192,6 +198,7 @@ func Start(cfg Config) (n *Node, err error) {
 	}
 	n.unwatch = brokerstate.Register(n.metrics, brokerstate.Sources{NodeID: cfg.NodeID, Groups: groups, Partitions: n.storage, Metadata: n.store})
 	n.srv.Serve(broker)
+	go n.connLimits.run(ctx, n.srv)
 	return n, nil
 }
 
@@ -274,6 +281,7 @@ func (n *Node) openStorage(cfg *Config) error {
 		Node: node,
 		OnCommit: func(prev, next *metadata.Image, _ []metadata.Record) {
 			applying.Store(next)
+			n.connLimits.committed(next)
 			if err := n.storage.Reconcile(partitionSpecs(next, cfg.NodeID)); err != nil {
 				n.logger.Error("applying metadata to the partition logs", "err", err)
 			}
@@ -286,6 +294,7 @@ func (n *Node) openStorage(cfg *Config) error {
 		return fmt.Errorf("replaying the metadata log: %w", err)
 	}
 	applying.Store(n.store.Image())
+	n.connLimits.committed(n.store.Image())
 	return n.storage.Reconcile(partitionSpecs(n.store.Image(), cfg.NodeID))
 }
 

@@ -47,6 +47,8 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 	if len(cfg.Listeners) == 0 {
 		return cfg, fmt.Errorf("listeners has no client listener")
 	}
+	limits := connectionLimits(b, cfg.Listeners)
+	cfg.ConnectionLimits = &limits
 	for _, l := range b.AdvertisedListeners() {
 		cfg.Advertised = append(cfg.Advertised, handler.Endpoint{ListenerName: l.Name, Host: l.Host, Port: int32(l.Port), SecurityProtocol: l.SecurityProtocol})
 	}
