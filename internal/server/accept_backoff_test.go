@@ -140,6 +140,8 @@ func (l *exhaustedListener) Close() error {
 type lineCounter struct {
 	mu    sync.Mutex
 	lines []string
+	// total and bytes count every line written, kept or not.
+	total, bytes int
 }
 
 const maxKeptLines = 1000
@@ -148,6 +150,8 @@ const maxKeptLines = 1000
 func (w *lineCounter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.total++
+	w.bytes += len(p)
 	if len(w.lines) < maxKeptLines {
 		w.lines = append(w.lines, string(p))
 	}
