@@ -23,6 +23,21 @@ func family(t *testing.T, m *Metrics, name string) *dto.MetricFamily {
 	return nil
 }
 
+// byFirstLabel gathers the named family of m and maps each series' first
+// label value to its value.
+func byFirstLabel[V interface{ GetValue() float64 }](t *testing.T, m *Metrics, name string, value func(*dto.Metric) V) map[string]float64 {
+	t.Helper()
+	f := family(t, m, name)
+	if f == nil {
+		t.Fatalf("no %s", name)
+	}
+	got := map[string]float64{}
+	for _, s := range f.GetMetric() {
+		got[s.GetLabel()[0].GetValue()] = value(s).GetValue()
+	}
+	return got
+}
+
 func TestPurgatorySizesFollowEnterAndLeave(t *testing.T) {
 	m := New()
 	m.EnterPurgatory(FetchPurgatory)
@@ -30,14 +45,7 @@ func TestPurgatorySizesFollowEnterAndLeave(t *testing.T) {
 	m.EnterPurgatory(ProducePurgatory)
 	m.LeavePurgatory(FetchPurgatory)
 	m.EnterPurgatory(Purgatory(99)) // ignored
-	f := family(t, m, "kafka_server_delayedoperationpurgatory_purgatorysize")
-	if f == nil {
-		t.Fatal("no purgatory gauge")
-	}
-	got := map[string]float64{}
-	for _, s := range f.GetMetric() {
-		got[s.GetLabel()[0].GetValue()] = s.GetGauge().GetValue()
-	}
+	got := byFirstLabel(t, m, "kafka_server_delayedoperationpurgatory_purgatorysize", (*dto.Metric).GetGauge)
 	if got["Fetch"] != 1 || got["Produce"] != 1 || len(got) != 2 {
 		t.Errorf("purgatory sizes %v, want Fetch 1, Produce 1", got)
 	}

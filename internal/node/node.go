@@ -140,6 +140,11 @@ func Start(cfg Config) (n *Node, err error) {
 		QueuedMaxRequestBytes: cfg.QueuedMaxRequestBytes, ConnectionLimits: n.connLimits.initial(cfg.ConnectionLimits),
 	})
 	n.metrics.WatchRequestMemory(n.srv.RequestMemoryAvailable, n.srv.RequestMemoryUsed)
+	var listenerNames []string
+	for _, l := range cfg.Listeners {
+		listenerNames = append(listenerNames, l.Name)
+	}
+	n.metrics.WatchAcceptors(listenerNames, n.srv.AcceptorBlocked)
 	if err := n.srv.Listen(); err != nil {
 		return nil, err
 	}
