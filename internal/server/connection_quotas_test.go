@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -8,6 +9,9 @@ import (
 	"net/netip"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/karst-broker/karst/internal/handler"
 )
 
 var loopback = netip.MustParseAddr("127.0.0.1")
@@ -166,4 +170,28 @@ func TestInterBrokerListenerIsExemptFromMaxConnections(t *testing.T) {
 	// bring the total back within the limit.
 	dialAnswered(t, s.Addr("INTERNAL").String(), 2)
 	expectClosedByServer(t, client)
+}
+
+func TestShutdownEndsTheAcceptorsWaitForASlot(t *testing.T) {
+	limits := NoConnectionLimits()
+	limits.MaxConnections = 1
+	s := New(Config{
+		Listeners:        []Listener{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}},
+		ConnectionLimits: &limits,
+		Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	s.Serve(handler.NewBroker(handler.Options{Logger: s.logger}))
+	addr := s.Addr("PLAINTEXT").String()
+	dialAnswered(t, addr, 1)
+	dialTest(t, addr)
+	waitFor(t, "the acceptor waits for a slot", func() bool { return s.quotas.acceptorsWaiting() == 1 })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown with the acceptor waiting for a slot: %v", err)
+	}
 }
