@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"sync"
@@ -22,8 +23,12 @@ import (
 // recently active connections of the other listeners are closed until the
 // total is back within it.
 
-// errTooManyConnections refuses a connection over its address's limit.
-var errTooManyConnections = errors.New("address already has the configured maximum of connections")
+// tooManyConnections refuses a connection over its address's limit.
+type tooManyConnections struct{ max int }
+
+func (e tooManyConnections) Error() string {
+	return fmt.Sprintf("address already has the configured maximum of %d connections", e.max)
+}
 
 // errQuotasClosed ends a wait for a slot at shutdown.
 var errQuotasClosed = errors.New("server shutting down")
@@ -56,7 +61,7 @@ func newConnectionQuotas(limits resolvedLimits, listeners int) *connectionQuotas
 
 // acquire takes a slot for a new connection from addr on listener,
 // waiting for the listener and broker-wide limits; it fails with
-// errTooManyConnections when addr is at its limit, taking nothing.
+// tooManyConnections when addr is at its limit, taking nothing.
 func (q *connectionQuotas) acquire(listener string, addr netip.Addr) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -77,7 +82,7 @@ func (q *connectionQuotas) acquire(listener string, addr netip.Addr) error {
 		limit = q.limits.MaxConnectionsPerIP
 	}
 	if q.byAddr[addr] >= limit {
-		return errTooManyConnections
+		return tooManyConnections{limit}
 	}
 	q.byAddr[addr]++
 	q.byListener[listener]++

@@ -220,8 +220,8 @@ func (s *Server) accept(name string, ln net.Listener) {
 			s.stats.ConnectionsRefusedPerIP.Add(1)
 			nc.Close()
 			if ok, notLogged := refusals.allow(time.Now()); ok {
-				s.logger.Info("refused connection: address already has the configured maximum of connections",
-					"listener", name, "remote", addr, "refusals_not_logged", notLogged)
+				s.logger.Info("rejected connection", "listener", name, "remote", addr, "reason", err.Error(),
+					"rejections_not_logged", notLogged)
 			}
 			continue
 		}
