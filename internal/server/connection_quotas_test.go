@@ -22,6 +22,21 @@ func startLimitedServer(t *testing.T, limits ConnectionLimits) (*Server, string)
 	return startTestServer(t, Config{ConnectionLimits: &limits})
 }
 
+// startTwoListeners serves PLAINTEXT and INTERNAL with the given limits.
+func startTwoListeners(t *testing.T, limits ConnectionLimits) *Server {
+	t.Helper()
+	s := New(Config{
+		Listeners:        []Listener{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}, {Name: "INTERNAL", Addr: "127.0.0.1:0"}},
+		ConnectionLimits: &limits,
+		Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	serveForTest(t, s)
+	return s
+}
+
 // startWithTwoConnections serves with the limits set makes and opens two
 // connections, returning the first.
 func startWithTwoConnections(t *testing.T, set func(*ConnectionLimits)) (*Server, string, net.Conn) {
@@ -154,15 +169,7 @@ func TestInterBrokerListenerIsExemptFromMaxConnections(t *testing.T) {
 	limits := NoConnectionLimits()
 	limits.MaxConnections = 1
 	limits.InterBrokerListener = "INTERNAL"
-	s := New(Config{
-		Listeners:        []Listener{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}, {Name: "INTERNAL", Addr: "127.0.0.1:0"}},
-		ConnectionLimits: &limits,
-		Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	serveForTest(t, s)
+	s := startTwoListeners(t, limits)
 	client := dialAnswered(t, s.Addr("PLAINTEXT").String(), 1)
 
 	// The inter-broker connection is served although the broker is at
@@ -193,5 +200,25 @@ func TestShutdownEndsTheAcceptorsWaitForASlot(t *testing.T) {
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown with the acceptor waiting for a slot: %v", err)
+	}
+}
+
+func TestListenerMaxConnectionsBlocksOnlyThatListener(t *testing.T) {
+	limits := NoConnectionLimits()
+	limits.ListenerMaxConnections = map[string]int{"INTERNAL": 1}
+	s := startTwoListeners(t, limits)
+	internal := s.Addr("INTERNAL").String()
+	first := dialAnswered(t, internal, 1)
+	queued := dialTest(t, internal)
+	if _, err := queued.Write(apiVersions(2)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the INTERNAL acceptor waits for a slot", func() bool { return s.quotas.acceptorsWaiting() == 1 })
+	for i := range int32(3) {
+		dialAnswered(t, s.Addr("PLAINTEXT").String(), 10+i)
+	}
+	first.Close()
+	if got, err := readResponse(queued); err != nil || got != 2 {
+		t.Fatalf("queued INTERNAL connection after one closed: correlation id %d, %v; want an answer to 2", got, err)
 	}
 }
