@@ -8,7 +8,7 @@ set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 cd "$HERE"
 B="${KARST_BOOTSTRAP:-127.0.0.1:9092}"
-VERSION_TIMEOUT="${GENERATIONS_VERSION_TIMEOUT:-120}"
+VERSION_TIMEOUT="${GENERATIONS_VERSION_TIMEOUT:-60}"
 WORK="$(mktemp -d /tmp/interop-generations.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
@@ -19,8 +19,23 @@ if ! ./build.sh > "$WORK/build.log" 2>&1; then
   exit 1
 fi
 mapfile -t VERSIONS < <(grep -Ev '^\s*(#|$)' versions)
+NEWEST="${VERSIONS[-1]}"
+RUN_ID="$(date +%s)-$$"
+# The produce and group checks of every version use topics made beforehand by the newest client,
+# so that a version whose AdminClient fails still shows how its producer and consumer fare.
+data_topics() { # create|delete
+  timeout -k 5 60 java -Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+    -Dorg.slf4j.simpleLogger.defaultLogLevel=error -Dorg.slf4j.simpleLogger.logFile=System.out \
+    -cp "target/classes:target/lib/$NEWEST/*" io.karst.interop.generations.DataTopics "$1" "$B" "$RUN_ID" "${VERSIONS[@]}" \
+    > "$WORK/topics-$1.log" 2>&1
+}
 
 PASSED=0; FAILED=0
+if data_topics create; then
+  PASSED=$((PASSED + 1)); echo "PASS setup: kafka-clients $NEWEST created the produce and group topics, the group ones holding the test records"
+else
+  FAILED=$((FAILED + 1)); echo "FAIL setup: kafka-clients $NEWEST could not create the topics:"; sed 's/^/     /' "$WORK/topics-create.log" | head -n 20
+fi
 ROWS=()
 # The table's column of a check: what it exercises.
 column_of() {
@@ -34,7 +49,7 @@ for v in "${VERSIONS[@]}"; do
   start=$SECONDS
   timeout -k 5 "$VERSION_TIMEOUT" java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
     -Dorg.slf4j.simpleLogger.defaultLogLevel=error -Dorg.slf4j.simpleLogger.logFile=System.out \
-    -cp "target/classes:target/lib/$v/*" io.karst.interop.generations.Main "$B" "$v" > "$WORK/$v.log" 2>&1
+    -cp "target/classes:target/lib/$v/*" io.karst.interop.generations.Main "$B" "$v" "$RUN_ID" > "$WORK/$v.log" 2>&1
   rc=$?
   declare -A pass=([produce]=0 [group]=0 [admin]=0 [run]=0) fail=([produce]=0 [group]=0 [admin]=0 [run]=0)
   while read -r verdict name rest; do
@@ -56,6 +71,12 @@ for v in "${VERSIONS[@]}"; do
     "$(cell "${pass[group]}" "${fail[group]}")" "$(cell "${pass[admin]}" "${fail[admin]}")" $((SECONDS - start)))")
   unset pass fail
 done
+
+if data_topics delete; then
+  PASSED=$((PASSED + 1)); echo "PASS teardown: kafka-clients $NEWEST deleted the topics"
+else
+  FAILED=$((FAILED + 1)); echo "FAIL teardown:"; sed 's/^/     /' "$WORK/topics-delete.log" | head -n 20
+fi
 
 echo
 echo "kafka-clients generations against $B:"
