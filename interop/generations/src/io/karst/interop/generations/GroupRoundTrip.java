@@ -37,6 +37,8 @@ final class GroupRoundTrip {
         }
     }
 
+    Map<TopicPartition, OffsetAndMetadata> commits() { return commits; }
+
     void consumeAndCommit() {
         asMember("earliest", consumer -> {
             Set<String> expected = recordsFrom(partition -> 0);

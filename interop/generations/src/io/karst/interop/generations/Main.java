@@ -49,8 +49,12 @@ public final class Main {
             checks.check("admin_describe_cluster", () -> topics.describeCluster(bootstrap));
             if (consumed) {
                 checks.check("admin_list_consumer_groups", () -> topics.listConsumerGroup(group));
+                checks.check("admin_describe_consumer_group", () -> topics.describeConsumerGroup(group));
+                checks.check("admin_list_group_offsets", () -> topics.listGroupOffsets(group, roundTrip.commits()));
             } else {
                 checks.notRun("admin_list_consumer_groups", "no group");
+                checks.notRun("admin_describe_consumer_group", "no group");
+                checks.notRun("admin_list_group_offsets", "no group");
             }
             if (checks.check("admin_create_topic", topics::createTopic)) {
                 checks.check("admin_describe_topic", topics::describeTopic);

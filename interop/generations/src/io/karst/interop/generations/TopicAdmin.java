@@ -11,17 +11,20 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ConsumerGroupListing;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.DescribeTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 
-/** The AdminClient checks: topic lifecycle, topic configs, cluster and group listing. */
+/** The AdminClient checks: topic lifecycle, topic configs, cluster, and the group and its offsets. */
 final class TopicAdmin {
     static final int PARTITIONS = 2;
     private static final String RETENTION_MS = "3600000";
@@ -96,6 +99,21 @@ final class TopicAdmin {
         require(!listing.isSimpleConsumerGroup(), group + " listed as a simple group");
         // Both members have left, so the group is Empty; clients before ListGroups v4 get no state.
         require(listing.state().map(s -> s.toString().equals("Empty")).orElse(true), group + " state " + listing.state());
+    }
+
+    void describeConsumerGroup(String group) throws Exception {
+        ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group)).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(group);
+        require(description != null && description.groupId().equals(group), "described " + description);
+        require(!description.isSimpleConsumerGroup(), group + " described as a simple group");
+        require(description.members().isEmpty(), "members after both left: " + description.members());
+        require(description.state().toString().equals("Empty"), group + " state " + description.state());
+        require(description.coordinator() != null && description.coordinator().id() >= 0, "coordinator " + description.coordinator());
+    }
+
+    void listGroupOffsets(String group, Map<TopicPartition, OffsetAndMetadata> committed) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> listed =
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(TIMEOUT_S, TimeUnit.SECONDS);
+        require(committed.equals(listed), "listed offsets " + listed + ", committed " + committed);
     }
 
     void deleteTopic() throws Exception {
