@@ -67,8 +67,10 @@ for v in "${VERSIONS[@]}"; do
     echo "     kafka-clients $v said (errors, first 20 lines):"
     grep -vE '^(PASS|FAIL|generation) ' "$WORK/$v.log" | head -n 20 | sed 's/^/     /'
   fi
-  ROWS+=("$(printf '| %-7s | %-14s | %-14s | %-14s | %3d s |' "$v" "$(cell "${pass[produce]}" "${fail[produce]}")" \
-    "$(cell "${pass[group]}" "${fail[group]}")" "$(cell "${pass[admin]}" "${fail[admin]}")" $((SECONDS - start)))")
+  # run: the client version on the classpath and the JVM reaching its closing line.
+  [ "${fail[run]}" = 0 ] && run_cell=ok || run_cell=FAIL
+  ROWS+=("$(printf '| %-7s | %-14s | %-14s | %-14s | %-4s | %3d s |' "$v" "$(cell "${pass[produce]}" "${fail[produce]}")" \
+    "$(cell "${pass[group]}" "${fail[group]}")" "$(cell "${pass[admin]}" "${fail[admin]}")" "$run_cell" $((SECONDS - start)))")
   unset pass fail
 done
 
@@ -80,8 +82,8 @@ fi
 
 echo
 echo "kafka-clients generations against $B:"
-echo "| client  | produce        | group consume  | admin          | time  |"
-echo "| ------- | -------------- | -------------- | -------------- | ----- |"
+echo "| client  | produce        | group consume  | admin          | run  | time  |"
+echo "| ------- | -------------- | -------------- | -------------- | ---- | ----- |"
 for row in "${ROWS[@]}"; do echo "$row"; done
 echo "interop-generations: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
