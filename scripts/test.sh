@@ -35,7 +35,7 @@ done
 if [ -x interop/run ]; then
   echo "== interop suites"
   # Suites join this list as the broker gains what they exercise.
-  interop/run --against karst --suites "${INTEROP_SUITES:-negotiate,java,python,node,cli,datadir}"
+  interop/run --against karst --suites "${INTEROP_SUITES:-negotiate,java,python,node,cli,datadir,generations}"
 fi
 
 echo "== go test (unit and integration, race detector on)"
