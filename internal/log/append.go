@@ -68,6 +68,9 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 	if l.closed.Load() {
 		return res, ErrClosed
 	}
+	if l.flush.offline.Load() {
+		return res, l.storageFailure()
+	}
 	appendTime := l.cfg.TimestampType == record.LogAppendTime && opt.Origin != FromReplication
 	next := l.logEndOffset.Load()
 	l.pending.reset()
@@ -139,11 +142,13 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 
 	if l.active().shouldRoll(&l.cfg, len(batches), res.LastOffset, firstMaxTS, now) {
 		if err := l.roll(l.logEndOffset.Load(), now); err != nil {
+			l.failStorage("rolling a segment", err)
 			return res, err
 		}
 	}
 	writePos := l.active().size.Load()
 	if err := l.active().append(batches, l.cfg.IndexIntervalBytes); err != nil {
+		l.failStorage(fmt.Sprintf("appending %d bytes at offset %d", len(batches), res.FirstOffset), err)
 		return res, err
 	}
 	l.pending.commit(l.producers)
@@ -201,8 +206,7 @@ func (l *Log) completeTxn(seg *segment, c completedTxn) {
 			// The marker is written but its abort is not indexed: as after a
 			// failed fsync, nothing more may be acknowledged, so that the
 			// recovery point stays where recovery rebuilds the index.
-			l.logger.Error("writing aborted transaction index", "segment", seg.baseOffset, "err", err)
-			l.failDurability(err)
+			l.failStorage(fmt.Sprintf("writing the aborted transaction index of segment %d", seg.baseOffset), err)
 		}
 	}
 	l.producers.complete(c)

@@ -54,6 +54,9 @@ type Config struct {
 	// Syncer shares fsyncs with the other logs of the log dir (nil: each
 	// log fsyncs its own files).
 	Syncer *DirSyncer
+	// DirFailures is told when a storage error takes the log offline
+	// (nil: the error is only returned and logged).
+	DirFailures *LogDirFailureChannel
 
 	// Now is the clock (nil = time.Now); tests replace it.
 	Now func() time.Time

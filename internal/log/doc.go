@@ -62,6 +62,15 @@
 // Kafka's flush.messages / flush.ms drive flushing and WaitDurable returns
 // at once. RecoveryPoint is what has been fsynced.
 //
+// # Storage failures
+//
+// A failed write, fsync or index reservation (a full disk: ENOSPC) takes
+// the log offline: that append or wait fails with ErrStorage, every later
+// one too, and Config.DirFailures (Kafka's LogDirFailureChannel) is told
+// the log dir failed, so the broker can stop serving it. Index blocks are
+// reserved with fallocate before the records are written (index_alloc.go),
+// so a full disk is an error, never a SIGBUS from the memory-mapped index.
+//
 // # Concurrency
 //
 // See the Log type: one RWMutex, writes (append, roll, retention) exclusive,

@@ -2,7 +2,6 @@ package log
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,7 +24,9 @@ type flusher struct {
 
 	mu    sync.Mutex
 	round chan struct{} // closed when the current round finishes
-	err   error         // sticky fsync failure
+	err   error         // sticky storage failure
+	// offline: err is set; Append reads it without taking mu.
+	offline atomic.Bool
 
 	kick chan struct{}
 	stop chan struct{}
@@ -120,26 +121,14 @@ func (l *Log) flushRound() error {
 		f.durable.Store(target)
 	}
 	f.last = l.now()
-	f.mu.Lock()
-	if err != nil && f.err == nil {
-		f.err = fmt.Errorf("%w: fsync %s: %v", ErrStorage, l.dir, err)
-		l.logger.Error("fsync failed; log is no longer durable", "err", err)
+	if err != nil {
+		l.failStorage("flushing "+l.dir, err)
 	}
+	f.mu.Lock()
 	close(f.round)
 	f.round = make(chan struct{})
 	f.mu.Unlock()
 	return err
-}
-
-// failDurability makes err the sticky failure: every later WaitDurable
-// fails and the recovery point no longer advances.
-func (l *Log) failDurability(err error) {
-	f := &l.flush
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err == nil {
-		f.err = fmt.Errorf("%w: %v", ErrStorage, err)
-	}
 }
 
 // RequestDurable starts making every offset <= offset durable without

@@ -23,6 +23,11 @@ type mmapIndex struct {
 	entrySize  int
 	entries    atomic.Int64
 	baseOffset int64
+	// reserved: the first reserved bytes of the file have blocks
+	// allocated (index_alloc.go); unreservable: the filesystem has no
+	// fallocate, so stores are guarded instead.
+	reserved     int64
+	unreservable bool
 }
 
 func roundDown(n, m int) int { return n / m * m }
@@ -93,8 +98,9 @@ func (x *mmapIndex) resize(size int) error {
 		x.data = nil
 	}
 	if err := x.file.Truncate(int64(size)); err != nil {
-		return err
+		return fmt.Errorf("%w: sizing %s: %v", ErrStorage, x.path, err)
 	}
+	x.reserved = min(x.reserved, int64(size))
 	return x.remap(size)
 }
 
@@ -116,6 +122,9 @@ func (x *mmapIndex) truncateEntries(n int) {
 }
 
 func (x *mmapIndex) sync() error {
+	if err := injectedFault(opSyncIndex, x.path); err != nil {
+		return err
+	}
 	return x.file.Sync()
 }
 

@@ -53,6 +53,7 @@ type Log struct {
 	durability    Durability
 	flushInterval time.Duration
 	flushMessages int64
+	dirFailures   *LogDirFailureChannel
 
 	maxMessageBytes atomic.Int64 // cfg.MaxMessageBytes, read before the lock is taken
 	// timestampRules is what validate checks CreateTime timestamps
@@ -89,7 +90,7 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Log, error) {
 	l.maxMessageBytes.Store(int64(cfg.MaxMessageBytes))
 	l.timestampRules.Store(newTimestampRules(cfg))
 	l.now, l.durability, l.flushInterval, l.flushMessages = cfg.Now, cfg.Durability, cfg.FlushInterval, cfg.FlushMessages
-	l.syncer = cfg.Syncer
+	l.syncer, l.dirFailures = cfg.Syncer, cfg.DirFailures
 	l.topic, l.partition, _ = ParseTopicPartition(dir)
 	l.logger = logger.With("partition", filepath.Base(dir))
 	if err := l.load(); err != nil {
@@ -206,6 +207,9 @@ func (l *Log) recoverSegments() error {
 		if err := s.loadInactive(l.segments[i+1].baseOffset); err != nil {
 			l.logger.Warn("rebuilding index of segment", "segment", s.baseOffset, "reason", err)
 			cut, why, err := s.recover(l.cfg.IndexIntervalBytes, l.cfg.SegmentIndexBytes, nil)
+			if err == nil {
+				err = s.indexErr
+			}
 			if err != nil {
 				return err
 			}
@@ -245,6 +249,9 @@ func (l *Log) recoverSegments() error {
 		}
 		s.rebuildTxnIdx = true
 		cut, why, err := s.recover(l.cfg.IndexIntervalBytes, l.cfg.SegmentIndexBytes, nil)
+		if err == nil {
+			err = s.indexErr // a full disk while rebuilding the indexes
+		}
 		if err != nil {
 			return err
 		}

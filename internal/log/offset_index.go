@@ -49,9 +49,12 @@ func (x offsetIndex) append(offset, position int64) error {
 	if n >= x.maxEntries() {
 		return fmt.Errorf("offset index %s is full", x.path)
 	}
-	e := x.entry(n)
-	binary.BigEndian.PutUint32(e, uint32(rel))
-	binary.BigEndian.PutUint32(e[4:], uint32(position))
+	if err := x.guardedStore(n, func(e []byte) {
+		binary.BigEndian.PutUint32(e, uint32(rel))
+		binary.BigEndian.PutUint32(e[4:], uint32(position))
+	}); err != nil {
+		return err
+	}
 	x.entries.Store(int64(n + 1))
 	return nil
 }

@@ -40,6 +40,9 @@ type segment struct {
 	created                   time.Time
 	bytesSinceLastIndexEntry  int
 	unsyncedIndexes           bool // index files changed since their last fsync
+	// indexErr: an index entry could not be stored (a full disk); the
+	// segment's indexes are incomplete until recovery rebuilds them.
+	indexErr error
 }
 
 func (s *segment) logPath() string { return FileName(s.dir, s.baseOffset, LogSuffix) }
@@ -148,11 +151,16 @@ func (s *segment) shouldRoll(cfg *Config, incomingBytes int, maxOffsetInBatches 
 }
 
 // append writes batches (offsets already assigned, validated) at the end of
-// the segment and adds index entries every indexInterval bytes.
+// the segment and adds index entries every indexInterval bytes. The index
+// blocks the batches can need are reserved first, so a full disk fails the
+// append before any byte is written rather than in a store to the mapping.
 func (s *segment) append(data []byte, indexInterval int) error {
+	if err := s.reserveIndexes(len(data)); err != nil {
+		return err
+	}
 	pos := s.size.Load()
-	if _, err := s.log.WriteAt(data, pos); err != nil {
-		return fmt.Errorf("%w: write %s: %v", ErrStorage, s.logPath(), err)
+	if err := s.writeAt(data, pos); err != nil {
+		return fmt.Errorf("%w: write %s at %d: %v", ErrStorage, s.logPath(), pos, err)
 	}
 	sp := record.NewSplitter(data, 0)
 	sp.SkipCRC = true
@@ -164,8 +172,33 @@ func (s *segment) append(data []byte, indexInterval int) error {
 		s.indexBatch(b, pos, indexInterval)
 		pos += int64(len(b))
 	}
+	if s.indexErr != nil {
+		return s.indexErr
+	}
 	s.size.Store(pos)
 	return nil
+}
+
+// reserveIndexes reserves index blocks for the entries an append of n
+// bytes can add: at most one per batch, and no batch is shorter than its
+// header.
+func (s *segment) reserveIndexes(n int) error {
+	batches := n/record.HeaderSize + 1
+	if err := s.offsetIdx.reserve(s.offsetIdx.count() + batches); err != nil {
+		return err
+	}
+	return s.timeIdx.reserve(s.timeIdx.count() + batches)
+}
+
+// writeAt writes data at pos of the .log file; an injected fault lands half
+// of it first, as a write cut short by a full disk.
+func (s *segment) writeAt(data []byte, pos int64) error {
+	if err := s.fault(opWriteLog); err != nil {
+		_, _ = s.log.WriteAt(data[:len(data)/2], pos)
+		return err
+	}
+	_, err := s.log.WriteAt(data, pos)
+	return err
 }
 
 // indexBatch updates timestamps and index entries for a batch at pos; shared
@@ -180,14 +213,30 @@ func (s *segment) indexBatch(b record.Batch, pos int64, indexInterval int) {
 		s.offsetOfMaxTimestampSoFar = last
 	}
 	if s.bytesSinceLastIndexEntry > indexInterval {
-		// Errors here only mean the index is full; the roll check prevents that.
-		_ = s.offsetIdx.append(last, pos)
-		_ = s.timeIdx.maybeAppend(s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar, false)
+		// A full index is prevented by the roll check; a storage error
+		// (a full disk) is kept for the caller.
+		s.noteIndexErr(s.offsetIdx.append(last, pos))
+		s.noteIndexErr(s.timeIdx.maybeAppend(s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar, false))
 		s.bytesSinceLastIndexEntry = 0
 	}
 	s.bytesSinceLastIndexEntry += len(b)
 	s.nextOffset = last + 1
 	s.unsyncedIndexes = true
+}
+
+// fault is the injected fault for op on the segment's .log, if any; the
+// file name is only built when an injector is set.
+func (s *segment) fault(op storageOp) error {
+	if faults.Load() == nil {
+		return nil
+	}
+	return injectedFault(op, s.logPath())
+}
+
+func (s *segment) noteIndexErr(err error) {
+	if err != nil && s.indexErr == nil && errors.Is(err, ErrStorage) {
+		s.indexErr = err
+	}
 }
 
 // headerPool holds scratch buffers for reading batch headers from files.
@@ -197,6 +246,9 @@ var headerPool = sync.Pool{New: func() any { return new([record.HeaderSize]byte)
 func (s *segment) readHeader(pos, limit int64, buf *[record.HeaderSize]byte) (record.Batch, error) {
 	if limit-pos < record.HeaderSize {
 		return nil, io.ErrUnexpectedEOF
+	}
+	if err := s.fault(opReadLog); err != nil {
+		return nil, err
 	}
 	if _, err := s.log.ReadAt(buf[:], pos); err != nil {
 		return nil, err
@@ -234,6 +286,9 @@ func (s *segment) sync() error { return s.syncWith(nil) }
 // syncWith is sync with the segment file's fsync shared through syncer
 // (nil: alone).
 func (s *segment) syncWith(syncer *DirSyncer) error {
+	if err := s.fault(opSyncLog); err != nil {
+		return err
+	}
 	if err := syncer.Sync(s.log); err != nil && !errors.Is(err, os.ErrClosed) {
 		return err
 	}

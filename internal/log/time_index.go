@@ -67,9 +67,12 @@ func (x timeIndex) maybeAppend(timestamp, offset int64, skipFull bool) error {
 			return err
 		}
 	}
-	e := x.entry(n)
-	binary.BigEndian.PutUint64(e, uint64(timestamp))
-	binary.BigEndian.PutUint32(e[8:], uint32(rel))
+	if err := x.guardedStore(n, func(e []byte) {
+		binary.BigEndian.PutUint64(e, uint64(timestamp))
+		binary.BigEndian.PutUint32(e[8:], uint32(rel))
+	}); err != nil {
+		return err
+	}
 	x.entries.Store(int64(n + 1))
 	return nil
 }
