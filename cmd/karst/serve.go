@@ -99,7 +99,15 @@ func serve(args []string) int {
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
-	sig := <-signals
+	var sig os.Signal
+	select {
+	case sig = <-signals:
+	case <-n.Failed():
+		// The broker shut itself down: its only log dir failed.
+		signal.Stop(signals)
+		logger.Error("stopped after a log dir failure", "err", n.Failure())
+		return 1
+	}
 	logger.Info("shutting down", "signal", sig.String())
 	signal.Stop(signals)
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)

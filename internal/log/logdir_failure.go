@@ -1,6 +1,7 @@
 package log
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -75,7 +76,10 @@ func (l *Log) failStorage(op string, err error) {
 	f.mu.Lock()
 	first := f.err == nil
 	if first {
-		f.err = fmt.Errorf("%w: %s: %v", ErrStorage, op, err)
+		f.err = err
+		if !errors.Is(err, ErrStorage) {
+			f.err = fmt.Errorf("%w: %s: %v", ErrStorage, op, err)
+		}
 		f.offline.Store(true)
 	}
 	f.mu.Unlock()
@@ -83,7 +87,7 @@ func (l *Log) failStorage(op string, err error) {
 		l.logger.Error("storage failure; the log is offline", "op", op, "err", err)
 	}
 	dir := filepath.Dir(l.dir)
-	l.dirFailures.MaybeAddOfflineLogDir(dir, fmt.Sprintf("Error while %s in dir %s", op, dir), err)
+	l.dirFailures.MaybeAddOfflineLogDir(dir, fmt.Sprintf("Error while %s of %s in dir %s", op, filepath.Base(l.dir), dir), err)
 }
 
 // storageFailure is the error that took the log offline, or nil.

@@ -160,6 +160,10 @@ func (s *segment) append(data []byte, indexInterval int) error {
 	}
 	pos := s.size.Load()
 	if err := s.writeAt(data, pos); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is in the message already
+		}
 		return fmt.Errorf("%w: write %s at %d: %v", ErrStorage, s.logPath(), pos, err)
 	}
 	sp := record.NewSplitter(data, 0)

@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -114,6 +116,16 @@ type Node struct {
 	clusterID string
 	// connLimits follows dynamic changes of the connection quotas.
 	connLimits *dynamicConnectionLimits
+
+	// dirFailures is where the logs report a failed log dir; failed is
+	// closed, and failure set, once the broker stopped because of one.
+	dirFailures *klog.LogDirFailureChannel
+	failed      chan struct{}
+	failure     error
+	// shutdownOnce: Shutdown runs once (the failure handler and the
+	// process may both call it); shutdownErr is its result.
+	shutdownOnce sync.Once
+	shutdownErr  error
 }
 
 // Start opens storage and metadata, binds the listeners and serves.
@@ -122,7 +134,8 @@ func Start(cfg Config) (n *Node, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	node := &Node{logger: logger, connLimits: newDynamicConnectionLimits(&cfg, logger)}
+	node := &Node{logger: logger, connLimits: newDynamicConnectionLimits(&cfg, logger), failed: make(chan struct{}),
+		dirFailures: klog.NewLogDirFailureChannel(1, logger)}
 	n = node
 	defer func() {
 		if err != nil {
@@ -197,6 +210,7 @@ func Start(cfg Config) (n *Node, err error) {
 	go n.writeCheckpoints(ctx, checkpointInterval)
 	go groups.Run(ctx, groupTickInterval)
 	go txns.Run(ctx, txnTickInterval)
+	go n.watchLogDirFailures(ctx, n.dirFailures)
 	if err := n.listenObservers(cfg.Settings); err != nil {
 		n.srv.Shutdown(context.Background())
 		return nil, err
@@ -252,7 +266,9 @@ func (n *Node) openStorage(cfg *Config) error {
 				base = brokerLogDefaults(dynamic)
 			}
 		}
-		return storage.TopicLogConfig(base, img.TopicConfigs(topic))
+		c := storage.TopicLogConfig(base, img.TopicConfigs(topic))
+		c.DirFailures = n.dirFailures
+		return c
 	}
 	if n.storage, err = storage.Open(cfg.DataDir, configFor, n.logger); err != nil {
 		return err
@@ -265,6 +281,7 @@ func (n *Node) openStorage(cfg *Config) error {
 	metaCfg := klog.DefaultConfig()
 	metaCfg.RetentionTime = -1
 	metaCfg.RetentionBytes = -1
+	metaCfg.DirFailures = n.dirFailures
 	if n.metadataLog, err = n.storage.OpenLog(metadataLogPartition, metaCfg); err != nil {
 		return fmt.Errorf("opening the metadata log: %w", err)
 	}
@@ -408,8 +425,15 @@ func (n *Node) Addr(listener string) net.Addr { return n.srv.Addr(listener) }
 func (n *Node) Stats() *server.Stats { return n.srv.Stats() }
 
 // Shutdown stops accepting, finishes in-flight requests, then flushes and
-// closes every log and writes the checkpoint files.
+// closes every log and writes the checkpoint files; after a log dir
+// failure the clean-shutdown marker is not written. Later calls return the
+// first one's result.
 func (n *Node) Shutdown(ctx context.Context) error {
+	n.shutdownOnce.Do(func() { n.shutdownErr = n.shutdown(ctx) })
+	return n.shutdownErr
+}
+
+func (n *Node) shutdown(ctx context.Context) error {
 	err := n.srv.Shutdown(ctx)
 	for _, o := range n.observers {
 		o.Close(ctx)
@@ -421,7 +445,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		n.stop()
 	}
 	closeErr := n.closeStorage()
-	if closeErr == nil && n.dataDir != "" {
+	if closeErr == nil && n.dataDir != "" && !n.dirFailures.IsOffline(filepath.Clean(n.dataDir)) {
 		closeErr = markCleanShutdown(n.dataDir)
 	}
 	return errors.Join(err, closeErr, n.dirLock.Release())

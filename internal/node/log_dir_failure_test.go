@@ -1,0 +1,142 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/karst-broker/karst/internal/config"
+	klog "github.com/karst-broker/karst/internal/log"
+)
+
+// syncBuffer is a log sink the broker's goroutines write to concurrently.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startOn starts a broker with its log dir at dataDir on 127.0.0.1.
+func startOn(t *testing.T, dataDir string, logs *syncBuffer) *Node {
+	t.Helper()
+	settings, _, err := config.Load("", []string{"listeners=PLAINTEXT://127.0.0.1:0", "log.dirs=" + dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ConfigFrom(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	n, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = n.Shutdown(ctx)
+	})
+	return n
+}
+
+// The broker's only log dir fails: on a 2 MiB tmpfs that producing fills
+// where the test may mount one, else by the logs' report of a failed
+// write. Either way the broker logs why at ERROR, closes its listener,
+// leaves no clean-shutdown marker and reports the failure, as Kafka shuts
+// down when all its log dirs have failed.
+func TestBrokerShutsDownWhenItsLogDirFails(t *testing.T) {
+	dataDir := t.TempDir()
+	mountErr := syscall.Mount("tmpfs", dataDir, "tmpfs", 0, "size=2m")
+	if mountErr == nil {
+		t.Cleanup(func() {
+			if err := syscall.Unmount(dataDir, 0); err != nil {
+				t.Errorf("unmounting %s: %v", dataDir, err)
+			}
+		})
+	} else {
+		t.Logf("no tmpfs (%v): the failure is reported as the logs report it", mountErr)
+	}
+	logs := &syncBuffer{}
+	n := startOn(t, dataDir, logs)
+	addr := n.Addr("PLAINTEXT").String()
+
+	if mountErr == nil {
+		fill(t, n, addr)
+	} else {
+		n.dirFailures.MaybeAddOfflineLogDir(filepath.Clean(dataDir), "Error while appending in dir "+dataDir, syscall.ENOSPC)
+	}
+	select {
+	case <-n.Failed():
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the broker did not stop after its log dir failed; its log:\n%s", logs.String())
+	}
+	if err := n.Failure(); err == nil || !strings.Contains(err.Error(), syscall.ENOSPC.Error()) {
+		t.Fatalf("failure %v, want the log dir's ENOSPC", err)
+	}
+	want := fmt.Sprintf("Shutdown broker because all log dirs in %s have failed", dataDir)
+	if out := logs.String(); !strings.Contains(out, "level=ERROR msg=\""+want) {
+		t.Fatalf("no ERROR %q in the broker's log:\n%s", want, out)
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Fatal("the listener still accepts after the shutdown")
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, klog.CleanShutdownFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("clean-shutdown marker after a log dir failure: %v", err)
+	}
+}
+
+// fill produces 4 KiB records until the broker refuses them or stops.
+func fill(t *testing.T, n *Node, addr string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.AllowAutoTopicCreation(), kgo.DefaultProduceTopic("fill"),
+		kgo.RecordRetries(0), kgo.RequestRetries(0), kgo.RecordDeliveryTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	deadline := time.After(60 * time.Second)
+	value := make([]byte, 4096) // random, so that compression keeps it 4 KiB
+	for i := 0; i < 2000; i++ {
+		_, _ = rand.Read(value)
+		done := make(chan error, 1)
+		cl.Produce(context.Background(), &kgo.Record{Value: value}, func(_ *kgo.Record, err error) { done <- err })
+		// Not ProduceSync: a produce in flight when the broker stops can
+		// wait in the client past its context.
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Logf("record %d: %v", i, err)
+			}
+		case <-n.Failed():
+			return
+		case <-deadline:
+			t.Fatal("producing: no answer and no failure in 60 s")
+		}
+	}
+}
