@@ -95,6 +95,9 @@ func (l *Log) ReadIsolated(offset int64, maxBytes int, minOneBatch bool, iso Iso
 		}
 		pos, size, found, err := s.translateOffset(offset, startPos, limit)
 		if err != nil {
+			// As Kafka's ReplicaManager: logged with the fetch, answered
+			// with the error's code (CORRUPT_MESSAGE for a corrupt batch).
+			l.logger.Error("error reading the log for a fetch", "offset", offset, "maxBytes", maxBytes, "err", err)
 			return res, err
 		}
 		if !found {

@@ -262,18 +262,25 @@ func (s *segment) readHeader(pos, limit int64, buf *[record.HeaderSize]byte) (re
 
 // translateOffset finds the first batch at or after startPos whose last
 // offset is >= target, scanning headers up to limit. found is false if the
-// segment holds no such batch.
+// segment holds no such batch. A header whose length is shorter than a
+// header or runs past the end of the file is ErrCorruptRecord (Kafka's
+// FileLogInputStream throws CorruptRecordException for the first), naming
+// the file and the position.
 func (s *segment) translateOffset(target, startPos, limit int64) (pos int64, size int64, found bool, err error) {
 	buf := headerPool.Get().(*[record.HeaderSize]byte)
 	defer headerPool.Put(buf)
 	for pos = startPos; pos < limit; pos += size {
 		h, err := s.readHeader(pos, limit, buf)
-		if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return 0, 0, false, nil
 		}
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("%w: reading %s at %d: %v", ErrStorage, s.logPath(), pos, err)
+		}
 		size = int64(h.BatchLength()) + record.LogOverhead
-		if size < record.HeaderSize {
-			return 0, 0, false, fmt.Errorf("%w: bad batch length at %s:%d", ErrStorage, s.logPath(), pos)
+		if size < record.HeaderSize || pos+size > s.size.Load() {
+			return 0, 0, false, fmt.Errorf("%w: batch length %d at position %d of %s (%d bytes)",
+				ErrCorruptRecord, h.BatchLength(), pos, s.logPath(), s.size.Load())
 		}
 		if h.LastOffset() >= target {
 			return pos, size, true, nil

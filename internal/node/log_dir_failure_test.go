@@ -1,7 +1,6 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,26 +22,32 @@ import (
 	klog "github.com/karst-broker/karst/internal/log"
 )
 
-// syncBuffer is a log sink the broker's goroutines write to concurrently.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// errorMessages is a slog handler keeping the messages logged at ERROR.
+type errorMessages struct {
+	mu   *sync.Mutex
+	msgs *[]string
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+func newErrorMessages() errorMessages { return errorMessages{mu: &sync.Mutex{}, msgs: new([]string)} }
+
+func (h errorMessages) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
+func (h errorMessages) WithAttrs([]slog.Attr) slog.Handler           { return h }
+func (h errorMessages) WithGroup(string) slog.Handler                { return h }
+func (h errorMessages) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	*h.msgs = append(*h.msgs, r.Message)
+	return nil
 }
 
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (h errorMessages) all() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), *h.msgs...)
 }
 
 // startOn starts a broker with its log dir at dataDir on 127.0.0.1.
-func startOn(t *testing.T, dataDir string, logs *syncBuffer) *Node {
+func startOn(t *testing.T, dataDir string, logs slog.Handler) *Node {
 	t.Helper()
 	settings, _, err := config.Load("", []string{"listeners=PLAINTEXT://127.0.0.1:0", "log.dirs=" + dataDir})
 	if err != nil {
@@ -51,7 +57,7 @@ func startOn(t *testing.T, dataDir string, logs *syncBuffer) *Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	cfg.Logger = slog.New(logs)
 	n, err := Start(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +87,7 @@ func TestBrokerShutsDownWhenItsLogDirFails(t *testing.T) {
 	} else {
 		t.Logf("no tmpfs (%v): the failure is reported as the logs report it", mountErr)
 	}
-	logs := &syncBuffer{}
+	logs := newErrorMessages()
 	n := startOn(t, dataDir, logs)
 	addr := n.Addr("PLAINTEXT").String()
 
@@ -93,14 +99,14 @@ func TestBrokerShutsDownWhenItsLogDirFails(t *testing.T) {
 	select {
 	case <-n.Failed():
 	case <-time.After(20 * time.Second):
-		t.Fatalf("the broker did not stop after its log dir failed; its log:\n%s", logs.String())
+		t.Fatalf("the broker did not stop after its log dir failed; its errors: %q", logs.all())
 	}
 	if err := n.Failure(); err == nil || !strings.Contains(err.Error(), syscall.ENOSPC.Error()) {
 		t.Fatalf("failure %v, want the log dir's ENOSPC", err)
 	}
 	want := fmt.Sprintf("Shutdown broker because all log dirs in %s have failed", dataDir)
-	if out := logs.String(); !strings.Contains(out, "level=ERROR msg=\""+want) {
-		t.Fatalf("no ERROR %q in the broker's log:\n%s", want, out)
+	if msgs := logs.all(); !slices.Contains(msgs, want) {
+		t.Fatalf("no ERROR %q in the broker's log: %q", want, msgs)
 	}
 	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		c.Close()
