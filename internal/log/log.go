@@ -175,18 +175,7 @@ func (l *Log) load() error {
 	if err := l.loadProducerState(leo, now); err != nil {
 		return err
 	}
-	if l.epochs, err = loadLeaderEpochCache(l.dir); err != nil {
-		l.logger.Warn("ignoring unreadable leader epoch checkpoint", "err", err)
-		l.epochs = &leaderEpochCache{path: filepath.Join(l.dir, LeaderEpochCheckpointFile)}
-	}
-	c1 := l.epochs.truncateFromEnd(leo)
-	c2 := l.epochs.truncateFromStart(lso)
-	if c1 || c2 {
-		if err := l.epochs.write(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return l.loadLeaderEpochs(lso, leo)
 }
 
 // recoverSegments validates the segments from the recovery point on and

@@ -2,6 +2,7 @@ package log
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"time"
@@ -47,7 +48,7 @@ func (l *Log) loadProducerState(leo int64, now time.Time) error {
 			break
 		}
 	}
-	from, err := l.producers.loadSnapshotAtOrBefore(l.dir, rebuildFrom, leo)
+	from, err := l.producers.loadSnapshotAtOrBefore(l.dir, rebuildFrom, leo, l.logger)
 	if err != nil {
 		return err
 	}
@@ -153,8 +154,10 @@ func (l *Log) locateOngoingTxns() {
 // loadSnapshotAtOrBefore loads the newest readable snapshot at or before
 // atMost, deleting corrupt ones and those past logEnd (a truncated log's).
 // Snapshots between atMost and logEnd are kept. It returns the offset the
-// state is valid at, or -1 if none was loaded.
-func (m *producerStateManager) loadSnapshotAtOrBefore(dir string, atMost, logEnd int64) (int64, error) {
+// state is valid at, or -1 if none was loaded. A corrupt snapshot is
+// logged at WARN with its file and why, as Kafka's ProducerStateManager
+// logs "Failed to load producer snapshot".
+func (m *producerStateManager) loadSnapshotAtOrBefore(dir string, atMost, logEnd int64, logger *slog.Logger) (int64, error) {
 	offs, err := listSnapshots(dir)
 	if err != nil {
 		return -1, err
@@ -174,6 +177,7 @@ func (m *producerStateManager) loadSnapshotAtOrBefore(dir string, atMost, logEnd
 		}
 		producers, err := decodeSnapshot(buf)
 		if err != nil {
+			logger.Warn("deleting corrupt producer snapshot", "file", path, "reason", err)
 			_ = os.Remove(path)
 			continue
 		}

@@ -59,8 +59,11 @@ func encodeSnapshot(m *producerStateManager) []byte {
 
 func decodeSnapshot(buf []byte) (map[int64]*producerEntry, error) {
 	be := binary.BigEndian
-	if len(buf) < snapshotHeader || be.Uint16(buf) != snapshotVersion {
-		return nil, errCorruptSnapshot
+	if len(buf) < snapshotHeader {
+		return nil, fmt.Errorf("%w: %d bytes, shorter than its header", errCorruptSnapshot, len(buf))
+	}
+	if v := be.Uint16(buf); v != snapshotVersion {
+		return nil, fmt.Errorf("%w: unknown version %d", errCorruptSnapshot, v)
 	}
 	if be.Uint32(buf[2:]) != record.CRC32C(buf[6:]) {
 		return nil, fmt.Errorf("%w: crc mismatch", errCorruptSnapshot)
