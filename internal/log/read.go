@@ -1,6 +1,7 @@
 package log
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -98,6 +99,9 @@ func (l *Log) ReadIsolated(offset int64, maxBytes int, minOneBatch bool, iso Iso
 			// As Kafka's ReplicaManager: logged with the fetch, answered
 			// with the error's code (CORRUPT_MESSAGE for a corrupt batch).
 			l.logger.Error("error reading the log for a fetch", "offset", offset, "maxBytes", maxBytes, "err", err)
+			if !errors.Is(err, ErrCorruptRecord) {
+				l.failStorage(fmt.Sprintf("reading offset %d", offset), err)
+			}
 			return res, err
 		}
 		if !found {
@@ -206,7 +210,9 @@ func (l *Log) ReadBytesIsolated(dst []byte, offset int64, maxBytes int, minOneBa
 	dst = dst[:res.Length]
 	n, err := res.File.ReadAt(dst, res.Position)
 	if err != nil && int64(n) != res.Length {
-		return dst[:0], res, fmt.Errorf("%w: %v", ErrStorage, err)
+		err = fmt.Errorf("%w: reading %s at %d: %v", ErrStorage, res.File.Name(), res.Position, err)
+		l.failStorage(fmt.Sprintf("reading offset %d", offset), err)
+		return dst[:0], res, err
 	}
 	return dst, res, nil
 }

@@ -102,10 +102,11 @@ func faultTestLog(t *testing.T) (string, Config, *LogDirFailureChannel, *Log) {
 	return dir, cfg, failures, openTest(t, dir, cfg)
 }
 
-// A failed write or fsync fails the append or its wait, takes the log
-// offline and leaves nothing acknowledged behind: the log reopens with
-// every acknowledged batch.
-func TestFailedWriteOrFsyncTakesTheLogOffline(t *testing.T) {
+// A failed write, fsync or read fails the append, its wait or the read,
+// takes the log offline (Kafka's LocalLog marks the dir offline on any
+// IOException) and loses nothing acknowledged: the log reopens with every
+// acknowledged batch.
+func TestStorageFaultsTakeTheLogOffline(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		op    storageOp
@@ -120,6 +121,21 @@ func TestFailedWriteOrFsyncTakesTheLogOffline(t *testing.T) {
 		{"fsync", opSyncLog, syscall.EIO, func(t *testing.T, l *Log) error {
 			res := mustAppend(t, l, makeBatch(t, 2, 100, "unacked"))
 			return l.WaitDurable(testContext(t), res.LastOffset)
+		}},
+		{"index fsync", opSyncIndex, syscall.EIO, func(t *testing.T, l *Log) error {
+			// The rolled segment's indexes are fsynced with the next round.
+			l.mu.Lock()
+			err := l.roll(l.LogEndOffset(), l.now())
+			l.mu.Unlock()
+			if err != nil {
+				return err
+			}
+			res := mustAppend(t, l, makeBatch(t, 2, 100, "unacked"))
+			return l.WaitDurable(testContext(t), res.LastOffset)
+		}},
+		{"read", opReadLog, syscall.EIO, func(t *testing.T, l *Log) error {
+			_, err := l.Read(1, 1<<20, true)
+			return err
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

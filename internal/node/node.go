@@ -477,7 +477,8 @@ func (n *Node) writeCheckpoints(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 			if err := n.storage.WriteCheckpoints(n.metadataLog); err != nil {
-				n.logger.Warn("writing the log dir checkpoints", "err", err)
+				// As Kafka's CheckpointFileWithFailureHandler: the dir failed.
+				n.dirFailures.MaybeAddOfflineLogDir(filepath.Clean(n.dataDir), "Error while writing the checkpoint files in dir "+n.dataDir, err)
 			}
 		}
 	}
