@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/karst-broker/karst/internal/config"
@@ -46,8 +47,9 @@ func (h errorMessages) all() []string {
 	return append([]string(nil), *h.msgs...)
 }
 
-// startOn starts a broker with its log dir at dataDir on 127.0.0.1.
-func startOn(t *testing.T, dataDir string, logs slog.Handler) *Node {
+// configOn is a broker's configuration with its log dir at dataDir, on
+// 127.0.0.1.
+func configOn(t *testing.T, dataDir string, logs slog.Handler) Config {
 	t.Helper()
 	settings, _, err := config.Load("", []string{"listeners=PLAINTEXT://127.0.0.1:0", "log.dirs=" + dataDir})
 	if err != nil {
@@ -58,7 +60,13 @@ func startOn(t *testing.T, dataDir string, logs slog.Handler) *Node {
 		t.Fatal(err)
 	}
 	cfg.Logger = slog.New(logs)
-	n, err := Start(cfg)
+	return cfg
+}
+
+// startOn starts a broker on dataDir, shut down when the test ends.
+func startOn(t *testing.T, dataDir string, logs slog.Handler) *Node {
+	t.Helper()
+	n, err := Start(configOn(t, dataDir, logs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +99,9 @@ func TestBrokerShutsDownWhenItsLogDirFails(t *testing.T) {
 	n := startOn(t, dataDir, logs)
 	addr := n.Addr("PLAINTEXT").String()
 
+	acked := int64(0)
 	if mountErr == nil {
-		fill(t, n, addr)
+		acked = fill(t, n, addr)
 	} else {
 		n.dirFailures.MaybeAddOfflineLogDir(filepath.Clean(dataDir), "Error while appending in dir "+dataDir, syscall.ENOSPC)
 	}
@@ -115,10 +124,46 @@ func TestBrokerShutsDownWhenItsLogDirFails(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dataDir, klog.CleanShutdownFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("clean-shutdown marker after a log dir failure: %v", err)
 	}
+	if mountErr == nil {
+		restartAfterTheDiskFilled(t, dataDir, acked)
+	}
 }
 
-// fill produces 4 KiB records until the broker refuses them or stops.
-func fill(t *testing.T, n *Node, addr string) {
+// restartAfterTheDiskFilled starts the broker again on its full log dir,
+// which must fail with an error or start (it died of SIGBUS rebuilding
+// an index), then once the filesystem has room, when every acknowledged
+// record must be there.
+func restartAfterTheDiskFilled(t *testing.T, dataDir string, acked int64) {
+	if n, err := Start(configOn(t, dataDir, newErrorMessages())); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = n.Shutdown(ctx)
+		cancel()
+	} else {
+		t.Logf("start on the full disk: %v", err)
+	}
+	if err := syscall.Mount("tmpfs", dataDir, "tmpfs", syscall.MS_REMOUNT, "size=8m"); err != nil {
+		t.Fatalf("growing the tmpfs: %v", err)
+	}
+	n := startOn(t, dataDir, newErrorMessages())
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr("PLAINTEXT").String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, "fill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, _ := ends.Lookup("fill", 0); end.Err != nil || end.Offset < acked {
+		t.Fatalf("end offset %+v after the restart, %d records acknowledged", end, acked)
+	}
+}
+
+// fill produces 4 KiB records until the broker refuses them or stops and
+// returns how many were acknowledged.
+func fill(t *testing.T, n *Node, addr string) (acked int64) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.AllowAutoTopicCreation(), kgo.DefaultProduceTopic("fill"),
 		kgo.RecordRetries(0), kgo.RequestRetries(0), kgo.RecordDeliveryTimeout(10*time.Second))
@@ -138,11 +183,14 @@ func fill(t *testing.T, n *Node, addr string) {
 		case err := <-done:
 			if err != nil {
 				t.Logf("record %d: %v", i, err)
+			} else {
+				acked++
 			}
 		case <-n.Failed():
-			return
+			return acked
 		case <-deadline:
 			t.Fatal("producing: no answer and no failure in 60 s")
 		}
 	}
+	return acked
 }
