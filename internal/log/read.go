@@ -210,8 +210,11 @@ func (l *Log) ReadBytesIsolated(dst []byte, offset int64, maxBytes int, minOneBa
 	dst = dst[:res.Length]
 	n, err := res.File.ReadAt(dst, res.Position)
 	if err != nil && int64(n) != res.Length {
+		closed := errors.Is(err, os.ErrClosed) // a segment deleted since, its file.delete.delay.ms over
 		err = fmt.Errorf("%w: reading %s at %d: %v", ErrStorage, res.File.Name(), res.Position, err)
-		l.failStorage(fmt.Sprintf("reading offset %d", offset), err)
+		if !closed {
+			l.failStorage(fmt.Sprintf("reading offset %d", offset), err)
+		}
 		return dst[:0], res, err
 	}
 	return dst, res, nil
