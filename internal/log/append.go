@@ -157,7 +157,8 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 	}
 	if opt.LeaderEpoch >= 0 && l.epochs.assign(opt.LeaderEpoch, res.FirstOffset) {
 		if err := l.epochs.write(); err != nil {
-			l.logger.Error("writing leader epoch checkpoint", "err", err)
+			// The batches are written; what they cannot be is acknowledged.
+			l.failStorage("writing the leader epoch checkpoint", err)
 		}
 	}
 	l.logEndOffset.Store(next)
@@ -275,7 +276,7 @@ func (l *Log) roll(newBase int64, now time.Time) error {
 	l.toSync = append(l.toSync, old)
 	l.dirDirty = true
 	if err := l.producers.writeSnapshot(l.dir, newBase); err != nil {
-		l.logger.Error("writing producer snapshot", "offset", newBase, "err", err)
+		l.failStorage(fmt.Sprintf("writing the producer snapshot at %d", newBase), err)
 	}
 	l.logger.Debug("rolled segment", "old", old.baseOffset, "new", newBase, "oldBytes", old.size.Load())
 	l.kickFlusher()

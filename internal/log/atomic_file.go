@@ -14,6 +14,10 @@ func writeFileAtomic(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := injectedFault(opWriteFile, path); err != nil {
+		f.Close()
+		return err
+	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err

@@ -15,6 +15,7 @@ const (
 	opSyncIndex                   // fsync of an offset or time index
 	opAllocIndex                  // preallocation of an index file
 	opReadLog                     // read of batch headers or bytes from a .log
+	opWriteFile                   // write of a checkpoint or snapshot (writeFileAtomic)
 )
 
 // faultInjector decides whether op on the file at path fails, and with

@@ -133,6 +133,13 @@ func TestStorageFaultsTakeTheLogOffline(t *testing.T) {
 			res := mustAppend(t, l, makeBatch(t, 2, 100, "unacked"))
 			return l.WaitDurable(testContext(t), res.LastOffset)
 		}},
+		{"leader epoch checkpoint", opWriteFile, syscall.ENOSPC, func(t *testing.T, l *Log) error {
+			res, err := l.Append(makeBatch(t, 2, 100, "unacked"), AppendOptions{LeaderEpoch: 4})
+			if err != nil {
+				return err
+			}
+			return l.WaitDurable(testContext(t), res.LastOffset)
+		}},
 		{"read", opReadLog, syscall.EIO, func(t *testing.T, l *Log) error {
 			_, err := l.Read(1, 1<<20, true)
 			return err
