@@ -245,7 +245,7 @@ func (l *Log) validate(batches []byte, origin Origin) (records int, firstMaxTS i
 			return 0, 0, fmt.Errorf("%w: negative last offset delta", ErrInvalidRecord)
 		}
 		if origin == FromClient {
-			if err := l.timestampRules.Load().check(b, l.cfg.Now()); err != nil {
+			if err := l.timestampRules.Load().check(b, l.now()); err != nil { // l.now: cfg changes under UpdateConfig
 				return 0, 0, err
 			}
 		}

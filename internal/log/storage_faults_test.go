@@ -130,8 +130,7 @@ func TestStorageFaultsTakeTheLogOffline(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			res := mustAppend(t, l, makeBatch(t, 2, 100, "unacked"))
-			return l.WaitDurable(testContext(t), res.LastOffset)
+			return l.Flush(testContext(t))
 		}},
 		{"leader epoch checkpoint", opWriteFile, syscall.ENOSPC, func(t *testing.T, l *Log) error {
 			res, err := l.Append(makeBatch(t, 2, 100, "unacked"), AppendOptions{LeaderEpoch: 4})
