@@ -81,3 +81,36 @@ func TestAPIVersionsV3LeavesOutFeaturesFromLevelZero(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIVersionsV5ChecksClusterAndNode: KIP-1242, as Kafka's
+// handleApiVersionsRequest and ApiVersionsRequest.isValid.
+func TestAPIVersionsV5ChecksClusterAndNode(t *testing.T) {
+	b := NewBroker(Options{ClusterID: "karst-cluster", NodeID: 3})
+	str := func(s string) *string { return &s }
+	for _, c := range []struct {
+		name      string
+		clusterID *string
+		nodeID    int32
+		want      int16
+	}{
+		{"bootstrapping", nil, -1, 0},
+		{"this broker", str("karst-cluster"), 3, 0},
+		{"another node", str("karst-cluster"), 4, kerr.RebootstrapRequired.Code},
+		{"another cluster", str("other"), 3, kerr.RebootstrapRequired.Code},
+		{"cluster id alone", str("karst-cluster"), -1, kerr.InvalidRequest.Code},
+		{"node id alone", nil, 3, kerr.InvalidRequest.Code},
+	} {
+		req := kmsg.NewPtrApiVersionsRequest()
+		req.SetVersion(5)
+		req.ClientSoftwareName, req.ClientSoftwareVersion = "apache-kafka-java", "4.4.0"
+		req.ClusterID, req.NodeID = c.clusterID, c.nodeID
+		out := b.Handle(context.Background(), Lookup(18), &Request{Header: wireHeader(18, 5), Body: req, Conn: &Conn{}})
+		resp := out.Response.(*kmsg.ApiVersionsResponse)
+		if resp.ErrorCode != c.want {
+			t.Errorf("%s: error %d, want %d", c.name, resp.ErrorCode, c.want)
+		}
+		if wantKeys := c.want == 0; (len(resp.ApiKeys) > 0) != wantKeys {
+			t.Errorf("%s: %d api keys with error %d; Kafka lists them only without an error", c.name, len(resp.ApiKeys), resp.ErrorCode)
+		}
+	}
+}

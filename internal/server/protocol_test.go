@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/server"
@@ -103,17 +104,43 @@ func TestSeedApiVersionsUnsupportedVersion(t *testing.T) {
 	}
 	var sawAPIVersions bool
 	for _, k := range resp.ApiKeys {
-		if k.ApiKey == 18 && k.MinVersion == 0 && k.MaxVersion == 4 {
+		if k.ApiKey == 18 && k.MinVersion == 0 && k.MaxVersion == 5 {
 			sawAPIVersions = true
 		}
 	}
 	if !sawAPIVersions {
-		t.Fatalf("v0 body does not list ApiVersions 0-4: %+v", resp.ApiKeys)
+		t.Fatalf("v0 body does not list ApiVersions 0-5: %+v", resp.ApiKeys)
 	}
 	if rest := len(frame) - 4 - 2 - 4 - len(resp.ApiKeys)*6; rest != 0 {
 		t.Fatalf("v0 body has %d stray bytes", rest)
 	}
 	apiVersionsOK(t, c, 7)
+}
+
+// TestApiVersionsV5ServedV6Refused: v5 (KIP-1242) is answered at v5; v6,
+// one past it, gets the v0 body with UNSUPPORTED_VERSION and the table.
+func TestApiVersionsV5ServedV6Refused(t *testing.T) {
+	b := karsttest.Start(t)
+	c := server.DialTest(t, b.Addr())
+	for _, tc := range []struct {
+		version, answered int16
+		wantErr           int16
+	}{{5, 5, 0}, {6, 0, kerr.UnsupportedVersion.Code}} {
+		req := kmsg.NewPtrApiVersionsRequest()
+		req.ClientSoftwareName, req.ClientSoftwareVersion = "karst-test", "1.0"
+		if _, err := c.Write(request(req, tc.version, int32(tc.version), "t")); err != nil {
+			t.Fatal(err)
+		}
+		frame := readFrame(t, c)
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.SetVersion(tc.answered)
+		if err := resp.ReadFrom(frame[4:]); err != nil {
+			t.Fatalf("v%d: answer is not an ApiVersions v%d body: %v", tc.version, tc.answered, err)
+		}
+		if resp.ErrorCode != tc.wantErr || len(resp.ApiKeys) == 0 {
+			t.Fatalf("v%d: error %d with %d keys, want error %d and the table", tc.version, resp.ErrorCode, len(resp.ApiKeys), tc.wantErr)
+		}
+	}
 }
 
 func TestPipelinedRequestsAnsweredInOrder(t *testing.T) {
