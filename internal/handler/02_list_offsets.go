@@ -1,6 +1,6 @@
 package handler
 
-// ListOffsets (key 2), versions 1–10 (Kafka 4 dropped v0).
+// ListOffsets (key 2), versions 1–11 (Kafka 4 dropped v0).
 //
 //	v1: one offset per partition (no max_num_offsets).
 //	v2: isolation level.
@@ -10,11 +10,13 @@ package handler
 //	v8: EARLIEST_LOCAL_TIMESTAMP (-4).
 //	v9: LATEST_TIERED_TIMESTAMP (-5).
 //	v10: timeout (for remote storage).
+//	v11: EARLIEST_PENDING_UPLOAD_TIMESTAMP (-6, KIP-1023).
 //
 // Special timestamps: -1 latest (the high watermark, or the last stable
 // offset for read_committed), -2 earliest (the log start offset), -3 the
 // record with the largest timestamp, -4 earliest local (the log start
-// offset: all data is local), -5 latest tiered (-1: nothing is tiered). A
+// offset: all data is local), -5 latest tiered and -6 earliest pending
+// upload (both -1, as Kafka answers for a topic without remote storage). A
 // timestamp >= 0 finds the first record whose timestamp is at least it,
 // through the time index. As in Kafka, a found offset at or past what the
 // isolation level may fetch (high watermark, or LSO for read_committed)
@@ -29,7 +31,7 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 )
 
-func init() { register(2, 1, 10, (*Broker).handleListOffsets) }
+func init() { register(2, 1, 11, (*Broker).handleListOffsets) }
 
 // The special timestamps of ListOffsets.
 const (
@@ -38,6 +40,9 @@ const (
 	maxTimestamp           = -3
 	earliestLocalTimestamp = -4
 	latestTieredTimestamp  = -5
+	// earliestPendingUploadTimestamp: the first offset not yet copied to
+	// remote storage; with none, Kafka answers -1.
+	earliestPendingUploadTimestamp = -6
 )
 
 func (b *Broker) handleListOffsets(_ context.Context, r *Request) Outcome {
@@ -104,7 +109,7 @@ func (b *Broker) listOffset(part *storage.Partition, ts int64, isolation int8, p
 		po.Offset = lastFetchable
 	case earliestTimestamp, earliestLocalTimestamp:
 		po.Offset = l.LogStartOffset()
-	case latestTieredTimestamp:
+	case latestTieredTimestamp, earliestPendingUploadTimestamp:
 		po.Offset = -1
 	case maxTimestamp:
 		res, found, err := l.MaxTimestamp()
