@@ -1,6 +1,6 @@
 package handler
 
-// OffsetCommit (key 8), versions 2–9 (Kafka 4 dropped v0–v1).
+// OffsetCommit (key 8), versions 2–10 (Kafka 4 dropped v0–v1).
 //
 //	v2–v4: retention time (ignored, as Kafka ignores it since 2.1).
 //	v3: throttle time.
@@ -9,6 +9,8 @@ package handler
 //	v8: flexible.
 //	v9: a commit with a generation to a group that does not exist is
 //	    GROUP_ID_NOT_FOUND rather than ILLEGAL_GENERATION (KIP-848).
+//	v10: topics named by topic id, answered with it (KIP-848); an id the
+//	    metadata does not know is UNKNOWN_TOPIC_ID.
 //
 // A commit with generation -1 and no member id comes from outside group
 // management and is accepted while the group is empty. Offsets are
@@ -23,7 +25,7 @@ import (
 	"github.com/karst-broker/karst/internal/group"
 )
 
-func init() { register(8, 2, 9, (*Broker).handleOffsetCommit) }
+func init() { register(8, 2, 10, (*Broker).handleOffsetCommit) }
 
 func (b *Broker) handleOffsetCommit(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.OffsetCommitRequest)
@@ -41,15 +43,17 @@ func (b *Broker) handleOffsetCommit(_ context.Context, r *Request) Outcome {
 	for i, rt := range req.Topics {
 		t := &resp.Topics[i]
 		*t = kmsg.NewOffsetCommitResponseTopic()
-		t.Topic = rt.Topic
+		t.Topic, t.TopicID = rt.Topic, rt.TopicID
 		t.Partitions = make([]kmsg.OffsetCommitResponseTopicPartition, len(rt.Partitions))
-		_, known := img.Topic(rt.Topic)
+		topic, topicCode := offsetTopic(img, v >= 10, rt.Topic, rt.TopicID)
 		for j, rp := range rt.Partitions {
 			p := &t.Partitions[j]
 			*p = kmsg.NewOffsetCommitResponseTopicPartition()
 			p.Partition = rp.Partition
-			if !known {
-				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			if p.ErrorCode = topicCode; topicCode == 0 {
+				p.ErrorCode = offsetPartitionCode(topic, rp.Partition)
+			}
+			if p.ErrorCode != 0 {
 				continue
 			}
 			epoch := int32(-1)
@@ -57,7 +61,7 @@ func (b *Broker) handleOffsetCommit(_ context.Context, r *Request) Outcome {
 				epoch = rp.LeaderEpoch
 			}
 			cr.Offsets = append(cr.Offsets, group.OffsetToCommit{
-				TopicPartition: group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition},
+				TopicPartition: group.TopicPartition{Topic: topic.Name, Partition: rp.Partition},
 				Offset:         rp.Offset, LeaderEpoch: epoch, Metadata: rp.Metadata,
 			})
 			out = append(out, p)

@@ -1,6 +1,6 @@
 package handler
 
-// OffsetFetch (key 9), versions 1–9 (Kafka 4 dropped v0).
+// OffsetFetch (key 9), versions 1–10 (Kafka 4 dropped v0).
 //
 //	v2: null topics fetch every committed offset; a top-level error.
 //	v3: throttle time.
@@ -9,6 +9,10 @@ package handler
 //	v7: require_stable (KIP-447): wait out pending transactional commits.
 //	v8: many groups per request (KIP-709).
 //	v9: member id and epoch (KIP-848; not checked for classic groups).
+//	v10: topics named by topic id (KIP-848). As Kafka's KafkaApis, an id
+//	    the metadata does not know answers UNKNOWN_TOPIC_ID per partition
+//	    (after the coordinator's topics), and "every committed offset"
+//	    leaves out topics that no longer exist.
 //
 // Partitions without a commit answer offset -1 and no error. Offsets
 // committed inside a transaction (TxnOffsetCommit) are invisible until it
@@ -23,9 +27,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/group"
+	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(9, 1, 9, (*Broker).handleOffsetFetch) }
+func init() { register(9, 1, 10, (*Broker).handleOffsetFetch) }
 
 func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.OffsetFetchRequest)
@@ -33,13 +38,25 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 	resp := kmsg.NewPtrOffsetFetchResponse()
 	stable := v >= 7 && req.RequireStable
 	if v >= 8 {
+		img := b.image()
+		byID := v >= 10
 		for _, rg := range req.Groups {
 			var topics []group.TopicPartition
+			var unknownIDs []kmsg.OffsetFetchResponseGroupTopic
 			if rg.Topics != nil {
 				topics = []group.TopicPartition{}
 				for _, t := range rg.Topics {
+					name := t.Topic
+					if byID {
+						topic, ok := img.TopicByID(metadata.UUID(t.TopicID))
+						if !ok {
+							unknownIDs = append(unknownIDs, unknownTopicIDFetched(t))
+							continue
+						}
+						name = topic.Name
+					}
 					for _, p := range t.Partitions {
-						topics = append(topics, group.TopicPartition{Topic: t.Topic, Partition: p})
+						topics = append(topics, group.TopicPartition{Topic: name, Partition: p})
 					}
 				}
 			}
@@ -49,6 +66,13 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 			for _, t := range groupFetchedByTopic(fetched) {
 				gt := kmsg.NewOffsetFetchResponseGroupTopic()
 				gt.Topic = t[0].Topic
+				if byID {
+					topic, ok := img.Topic(gt.Topic)
+					if !ok {
+						continue
+					}
+					gt.TopicID = topic.ID
+				}
 				for _, f := range t {
 					gp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
 					gp.Partition, gp.Offset, gp.LeaderEpoch, gp.Metadata = f.Partition, f.Offset, f.LeaderEpoch, &f.Metadata
@@ -56,6 +80,9 @@ func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 					gt.Partitions = append(gt.Partitions, gp)
 				}
 				g.Topics = append(g.Topics, gt)
+			}
+			if errCode == 0 {
+				g.Topics = append(g.Topics, unknownIDs...)
 			}
 			resp.Groups = append(resp.Groups, g)
 		}
@@ -107,6 +134,20 @@ func (b *Broker) fetchOffsets(groupID string, partitions []group.TopicPartition,
 		return err.Code, unknownFetched(partitions)
 	}
 	return 0, fetched
+}
+
+// unknownTopicIDFetched is Kafka's answer for a topic id it does not know:
+// each partition asked for, with no offset and UNKNOWN_TOPIC_ID.
+func unknownTopicIDFetched(t kmsg.OffsetFetchRequestGroupTopic) kmsg.OffsetFetchResponseGroupTopic {
+	gt := kmsg.NewOffsetFetchResponseGroupTopic()
+	gt.TopicID = t.TopicID
+	for _, p := range t.Partitions {
+		gp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+		gp.Partition, gp.Offset, gp.Metadata = p, -1, new(string)
+		gp.ErrorCode = kerr.UnknownTopicID.Code
+		gt.Partitions = append(gt.Partitions, gp)
+	}
+	return gt
 }
 
 func unknownFetched(partitions []group.TopicPartition) []group.FetchedOffset {

@@ -1,0 +1,57 @@
+package handler
+
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestOffsetCommitAndFetchV10ByTopicID: v10 names topics by id both
+// ways; an unknown id is UNKNOWN_TOPIC_ID, as Kafka's KafkaApis answers.
+func TestOffsetCommitAndFetchV10ByTopicID(t *testing.T) {
+	f := newGroupFixture(t)
+	f.createTopic("t", 2, nil)
+	tp, _ := f.store.Image().Topic("t")
+	unknownID := [16]byte{0xde, 0xad}
+
+	commit := offsetCommitReq("g", "", -1, "", 10, 20)
+	commit.Topics[0].TopicID = tp.ID
+	other := kmsg.NewOffsetCommitRequestTopic()
+	other.TopicID = unknownID
+	other.Partitions = []kmsg.OffsetCommitRequestTopicPartition{commit.Topics[0].Partitions[0]}
+	commit.Topics = append(commit.Topics, other)
+	resp := f.do(commit, 10).(*kmsg.OffsetCommitResponse)
+	if c := commitCodes(resp); len(c) != 3 || c[0] != 0 || c[1] != 0 || c[2] != kerr.UnknownTopicID.Code {
+		t.Fatalf("commit v10 codes %v, want 0 0 UNKNOWN_TOPIC_ID", c)
+	}
+	if resp.Topics[0].TopicID != tp.ID || resp.Topics[1].TopicID != unknownID {
+		t.Fatalf("commit v10 answered topic ids %x %x", resp.Topics[0].TopicID, resp.Topics[1].TopicID)
+	}
+
+	fetch := kmsg.NewPtrOffsetFetchRequest()
+	rg := kmsg.NewOffsetFetchRequestGroup()
+	rg.Group = "g"
+	known := kmsg.NewOffsetFetchRequestGroupTopic()
+	known.TopicID, known.Partitions = tp.ID, []int32{0, 1}
+	missing := kmsg.NewOffsetFetchRequestGroupTopic()
+	missing.TopicID, missing.Partitions = unknownID, []int32{0}
+	rg.Topics = []kmsg.OffsetFetchRequestGroupTopic{missing, known}
+	all := kmsg.NewOffsetFetchRequestGroup()
+	all.Group = "g"
+	fetch.Groups = []kmsg.OffsetFetchRequestGroup{rg, all}
+	got := f.do(fetch, 10).(*kmsg.OffsetFetchResponse)
+	if len(got.Groups) != 2 || len(got.Groups[0].Topics) != 2 || len(got.Groups[1].Topics) != 1 {
+		t.Fatalf("fetch v10: %+v", got)
+	}
+	for i, g := range got.Groups {
+		topic := g.Topics[0]
+		if topic.TopicID != tp.ID || len(topic.Partitions) != 2 || topic.Partitions[0].Offset != 10 || topic.Partitions[1].Offset != 20 {
+			t.Errorf("fetch v10 group %d: first topic %x %+v, want t's id with offsets 10 and 20", i, topic.TopicID, topic.Partitions)
+		}
+	}
+	m := got.Groups[0].Topics[1]
+	if m.TopicID != unknownID || len(m.Partitions) != 1 || m.Partitions[0].ErrorCode != kerr.UnknownTopicID.Code || m.Partitions[0].Offset != -1 {
+		t.Errorf("fetch v10 unknown id: %x %+v, want UNKNOWN_TOPIC_ID and offset -1, after the known topics", m.TopicID, m.Partitions)
+	}
+}
