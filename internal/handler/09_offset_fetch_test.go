@@ -22,12 +22,7 @@ func TestOffsetCommitAndFetchV10ByTopicID(t *testing.T) {
 	other.Partitions = []kmsg.OffsetCommitRequestTopicPartition{commit.Topics[0].Partitions[0]}
 	commit.Topics = append(commit.Topics, other)
 	resp := f.do(commit, 10).(*kmsg.OffsetCommitResponse)
-	if c := commitCodes(resp); len(c) != 3 || c[0] != 0 || c[1] != 0 || c[2] != kerr.UnknownTopicID.Code {
-		t.Fatalf("commit v10 codes %v, want 0 0 UNKNOWN_TOPIC_ID", c)
-	}
-	if resp.Topics[0].TopicID != tp.ID || resp.Topics[1].TopicID != unknownID {
-		t.Fatalf("commit v10 answered topic ids %x %x", resp.Topics[0].TopicID, resp.Topics[1].TopicID)
-	}
+	checkCommitByID(t, "commit v10", commitCodes(resp), [2][16]byte{resp.Topics[0].TopicID, resp.Topics[1].TopicID}, tp.ID, unknownID)
 
 	fetch := kmsg.NewPtrOffsetFetchRequest()
 	rg := kmsg.NewOffsetFetchRequestGroup()
@@ -53,5 +48,18 @@ func TestOffsetCommitAndFetchV10ByTopicID(t *testing.T) {
 	m := got.Groups[0].Topics[1]
 	if m.TopicID != unknownID || len(m.Partitions) != 1 || m.Partitions[0].ErrorCode != kerr.UnknownTopicID.Code || m.Partitions[0].Offset != -1 {
 		t.Errorf("fetch v10 unknown id: %x %+v, want UNKNOWN_TOPIC_ID and offset -1, after the known topics", m.TopicID, m.Partitions)
+	}
+}
+
+// checkCommitByID checks the answer to a commit of two partitions of a
+// known topic id and one of an unknown id: codes per partition and the
+// topic ids answered.
+func checkCommitByID(t *testing.T, what string, codes []int16, ids [2][16]byte, known, unknown [16]byte) {
+	t.Helper()
+	if len(codes) != 3 || codes[0] != 0 || codes[1] != 0 || codes[2] != kerr.UnknownTopicID.Code {
+		t.Fatalf("%s codes %v, want 0 0 UNKNOWN_TOPIC_ID", what, codes)
+	}
+	if ids[0] != known || ids[1] != unknown {
+		t.Fatalf("%s answered topic ids %x %x", what, ids[0], ids[1])
 	}
 }

@@ -1,6 +1,6 @@
 package handler
 
-// TxnOffsetCommit (key 28), versions 0–5.
+// TxnOffsetCommit (key 28), versions 0–6.
 //
 //	v1: no change (KIP-98's first version, renumbered).
 //	v2: leader epoch per partition.
@@ -9,6 +9,10 @@ package handler
 //	v4: no change (KIP-890 part 1: the server verifies the transaction).
 //	v5: no change (KIP-890 part 2: transaction version 2 clients, whose
 //	    commit adds the group's partition to the transaction).
+//	v6: topics named by topic id, answered with it (KIP-1319); an unknown
+//	    id is UNKNOWN_TOPIC_ID. A generation for a group that does not
+//	    exist is GROUP_ID_NOT_FOUND and a consumer group's stale member
+//	    epoch STALE_MEMBER_EPOCH (ILLEGAL_GENERATION before).
 //
 // The offsets are written to the group's __consumer_offsets partition in
 // a transactional batch of the producer, and stay invisible to
@@ -28,7 +32,7 @@ import (
 	"github.com/karst-broker/karst/internal/txn"
 )
 
-func init() { register(28, 0, 5, (*Broker).handleTxnOffsetCommit) }
+func init() { register(28, 0, 6, (*Broker).handleTxnOffsetCommit) }
 
 func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.TxnOffsetCommitRequest)
@@ -46,19 +50,17 @@ func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome 
 	for i, rt := range req.Topics {
 		t := &resp.Topics[i]
 		*t = kmsg.NewTxnOffsetCommitResponseTopic()
-		t.Topic = rt.Topic
+		t.Topic, t.TopicID = rt.Topic, rt.TopicID
 		t.Partitions = make([]kmsg.TxnOffsetCommitResponseTopicPartition, len(rt.Partitions))
-		topic, known := img.Topic(rt.Topic)
+		topic, topicCode := offsetTopic(img, v >= 6, rt.Topic, rt.TopicID)
 		for j, rp := range rt.Partitions {
 			p := &t.Partitions[j]
 			*p = kmsg.NewTxnOffsetCommitResponseTopicPartition()
 			p.Partition = rp.Partition
-			if !known {
-				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
-				continue
+			if p.ErrorCode = topicCode; topicCode == 0 {
+				p.ErrorCode = offsetPartitionCode(topic, rp.Partition)
 			}
-			if _, ok := topic.Partition(rp.Partition); !ok {
-				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			if p.ErrorCode != 0 {
 				continue
 			}
 			epoch := int32(-1)
@@ -66,7 +68,7 @@ func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome 
 				epoch = rp.LeaderEpoch
 			}
 			tc.Offsets = append(tc.Offsets, group.OffsetToCommit{
-				TopicPartition: group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition},
+				TopicPartition: group.TopicPartition{Topic: topic.Name, Partition: rp.Partition},
 				Offset:         rp.Offset, LeaderEpoch: epoch, Metadata: rp.Metadata,
 			})
 			out = append(out, p)
@@ -93,7 +95,11 @@ func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome 
 			return Ready(resp)
 		}
 	}
-	top, errs, wait := gc.CommitTransactionalOffsets(tc)
+	commit := gc.CommitTransactionalOffsets
+	if v >= 6 {
+		commit = gc.CommitTransactionalOffsetsV6
+	}
+	top, errs, wait := commit(tc)
 	for i, p := range out {
 		switch {
 		case top != nil:

@@ -165,3 +165,48 @@ func TestTxnOffsetCommitFencedEpoch(t *testing.T) {
 		t.Fatalf("%v", offsets)
 	}
 }
+
+// TestTxnOffsetCommitV6: topics by id (UNKNOWN_TOPIC_ID for an unknown
+// one), and the group errors KIP-1319 adds, which v5 answers as
+// ILLEGAL_GENERATION.
+func TestTxnOffsetCommitV6(t *testing.T) {
+	f := newGroupFixture(t)
+	f.createTopic("t", 2, nil)
+	tp, _ := f.store.Image().Topic("t")
+	unknownID := [16]byte{0xbe, 0xef}
+	req := txnOffsetCommitReq("byid", 300, 0, "", 10, 20)
+	req.Topics[0].TopicID = tp.ID
+	other := kmsg.NewTxnOffsetCommitRequestTopic()
+	other.TopicID = unknownID
+	other.Partitions = req.Topics[0].Partitions[:1]
+	req.Topics = append(req.Topics, other)
+	resp := f.do(req, 6).(*kmsg.TxnOffsetCommitResponse)
+	checkCommitByID(t, "v6", txnCommitCodes(resp), [2][16]byte{resp.Topics[0].TopicID, resp.Topics[1].TopicID}, tp.ID, unknownID)
+	f.gc.CompleteTransaction(300, 0, true)
+	if offsets, _ := f.fetchT("byid", 9, false); offsets[0] != 10 || offsets[1] != 20 {
+		t.Fatalf("offsets committed by id: %v", offsets)
+	}
+
+	if resp := consumerHeartbeat(f, "a", 0, nil); resp.ErrorCode != 0 || resp.MemberEpoch != 1 {
+		t.Fatalf("join: %+v", resp)
+	}
+	for _, c := range []struct {
+		group string
+		v     int16
+		want  int16
+	}{
+		{"missing", 5, kerr.IllegalGeneration.Code},
+		{"missing", 6, kerr.GroupIDNotFound.Code},
+		{"g", 5, kerr.IllegalGeneration.Code},
+		{"g", 6, kerr.StaleMemberEpoch.Code},
+	} {
+		req := txnOffsetCommitReq(c.group, 301, 0, "t", 1)
+		req.MemberID, req.Generation = "a", 7
+		if c.v >= 6 {
+			req.Topics[0].TopicID = tp.ID
+		}
+		if got := txnCommitCodes(f.do(req, c.v).(*kmsg.TxnOffsetCommitResponse)); got[0] != c.want {
+			t.Errorf("group %s v%d with generation 7: %v, want %d", c.group, c.v, got, c.want)
+		}
+	}
+}
