@@ -1,8 +1,12 @@
 package handler
 
-// WriteTxnMarkers (key 27), version 1 (Kafka 4.x serves only 1).
+// WriteTxnMarkers (key 27), versions 1–2 (Kafka 4 dropped v0).
 //
 //	v1: flexible.
+//	v2: each marker's transaction version (KIP-1228): from 2 the marker
+//	    must carry a newer producer epoch than the partition has seen,
+//	    as the log checks it for the coordinator's own markers. v1
+//	    markers are legacy (0).
 //
 // A transaction coordinator sends it to partition leaders to end a
 // transaction in their logs; Karst's own coordinator writes its markers
@@ -24,7 +28,7 @@ import (
 	"github.com/karst-broker/karst/internal/record"
 )
 
-func init() { register(27, 1, 1, (*Broker).handleWriteTxnMarkers) }
+func init() { register(27, 1, 2, (*Broker).handleWriteTxnMarkers) }
 
 // markerWait is one appended marker waiting to be durable.
 type markerWait struct {
@@ -50,6 +54,10 @@ func (b *Broker) handleWriteTxnMarkers(_ context.Context, r *Request) Outcome {
 		rm := &resp.Markers[i]
 		*rm = kmsg.NewWriteTxnMarkersResponseMarker()
 		rm.ProducerID = m.ProducerID
+		txnVersion := int8(0)
+		if r.Version() >= 2 {
+			txnVersion = m.TransactionVersion
+		}
 		typ := record.ControlAbort
 		if m.Committed {
 			typ = record.ControlCommit
@@ -77,7 +85,7 @@ func (b *Broker) handleWriteTxnMarkers(_ context.Context, r *Request) Outcome {
 				batch := record.BuildMarker(nil, record.Marker{ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
 					CoordinatorEpoch: m.CoordinatorEpoch, Type: typ, Timestamp: now})
 				res, err := part.Log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator,
-					LeaderEpoch: meta.LeaderEpoch, TransactionVersion: m.TransactionVersion})
+					LeaderEpoch: meta.LeaderEpoch, TransactionVersion: txnVersion})
 				if err != nil {
 					out.ErrorCode = errorCode(err)
 					continue
