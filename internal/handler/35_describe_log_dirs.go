@@ -1,11 +1,13 @@
 package handler
 
-// DescribeLogDirs (key 35), versions 1–4 (Kafka 4 dropped v0).
+// DescribeLogDirs (key 35), versions 1–5 (Kafka 4 dropped v0).
 //
 //	v1: no change (throttling after the response).
 //	v2: flexible.
 //	v3: top-level error code.
 //	v4: total and usable bytes of each log dir's file system.
+//	v5: whether the dir is cordoned (KIP-1066): never, as Karst has no
+//	    cordoned.log.dirs, which is what Kafka answers for a dir not in it.
 //
 // Karst has one log dir, reported by its absolute path. A null topic list
 // means every partition. As Kafka does, every topic with a partition in the
@@ -26,7 +28,7 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 )
 
-func init() { register(35, 1, 4, (*Broker).handleDescribeLogDirs) }
+func init() { register(35, 1, 5, (*Broker).handleDescribeLogDirs) }
 
 func (b *Broker) handleDescribeLogDirs(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.DescribeLogDirsRequest)

@@ -13,12 +13,13 @@ func TestDescribeLogDirs(t *testing.T) {
 	f.createTopic("b", 1, nil)
 	f.produce("a", 1, 20, 0)
 
-	resp := f.call(kmsg.NewPtrDescribeLogDirsRequest(), 4).(*kmsg.DescribeLogDirsResponse)
+	// v5 (Kafka 4.4) adds IsCordoned; Karst has no cordoned.log.dirs.
+	resp := f.call(kmsg.NewPtrDescribeLogDirsRequest(), 5).(*kmsg.DescribeLogDirsResponse)
 	if resp.ErrorCode != 0 || len(resp.Dirs) != 1 {
 		t.Fatalf("%+v", resp)
 	}
 	dir := resp.Dirs[0]
-	if !filepath.IsAbs(dir.Dir) || dir.ErrorCode != 0 || dir.TotalBytes <= 0 || dir.UsableBytes <= 0 || dir.UsableBytes > dir.TotalBytes {
+	if !filepath.IsAbs(dir.Dir) || dir.ErrorCode != 0 || dir.TotalBytes <= 0 || dir.UsableBytes <= 0 || dir.UsableBytes > dir.TotalBytes || dir.IsCordoned {
 		t.Fatalf("dir %+v", dir)
 	}
 	if len(dir.Topics) != 2 || dir.Topics[0].Topic != "a" || len(dir.Topics[0].Partitions) != 2 || len(dir.Topics[1].Partitions) != 1 {
