@@ -1,9 +1,14 @@
 package handler
 
-// DeleteGroups (key 42), versions 0–2.
+// DeleteGroups (key 42), versions 0–3.
 //
 //	v1: no change.
 //	v2: flexible.
+//	v3: an error message per group. As Kafka's GroupCoordinatorService,
+//	    it is set when the coordinator itself failed the deletion (none
+//	    running, or the tombstones not durable), with the error's
+//	    description, and null for a group's own error (NON_EMPTY_GROUP,
+//	    GROUP_ID_NOT_FOUND).
 //
 // Only an empty group can be deleted (NON_EMPTY_GROUP otherwise); its
 // offsets go with it, as tombstones in __consumer_offsets, and the
@@ -16,30 +21,39 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-func init() { register(42, 0, 2, (*Broker).handleDeleteGroups) }
+func init() { register(42, 0, 3, (*Broker).handleDeleteGroups) }
 
 func (b *Broker) handleDeleteGroups(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.DeleteGroupsRequest)
 	resp := kmsg.NewPtrDeleteGroupsResponse()
 	gc := b.groups()
 	resp.Groups = make([]kmsg.DeleteGroupsResponseGroup, len(req.Groups))
+	for i, id := range req.Groups {
+		resp.Groups[i] = kmsg.NewDeleteGroupsResponseGroup()
+		resp.Groups[i].Group = id
+	}
+	coordinatorFailed := func(g *kmsg.DeleteGroupsResponseGroup, code int16) {
+		g.ErrorCode = code
+		if r.Version() >= 3 {
+			msg := kerr.TypedErrorForCode(code).Description
+			g.ErrorMessage = &msg
+		}
+	}
 	if gc == nil {
-		for i, id := range req.Groups {
-			resp.Groups[i] = kmsg.NewDeleteGroupsResponseGroup()
-			resp.Groups[i].Group, resp.Groups[i].ErrorCode = id, kerr.CoordinatorNotAvailable.Code
+		for i := range resp.Groups {
+			coordinatorFailed(&resp.Groups[i], kerr.CoordinatorNotAvailable.Code)
 		}
 		return Ready(resp)
 	}
 	errs, wait := gc.DeleteGroups(req.Groups)
-	for i, id := range req.Groups {
-		resp.Groups[i] = kmsg.NewDeleteGroupsResponseGroup()
-		resp.Groups[i].Group, resp.Groups[i].ErrorCode = id, code(errs[i])
+	for i := range resp.Groups {
+		resp.Groups[i].ErrorCode = code(errs[i])
 	}
 	return Outcome{Later: func(ctx context.Context) kmsg.Response {
 		if c := waitDurable(ctx, wait); c != 0 {
 			for i := range resp.Groups {
 				if errs[i] == nil {
-					resp.Groups[i].ErrorCode = c
+					coordinatorFailed(&resp.Groups[i], c)
 				}
 			}
 		}
