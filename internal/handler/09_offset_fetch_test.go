@@ -63,3 +63,38 @@ func checkCommitByID(t *testing.T, what string, codes []int16, ids [2][16]byte, 
 		t.Fatalf("%s answered topic ids %x %x", what, ids[0], ids[1])
 	}
 }
+
+// TestOffsetFetchV10AllLeavesOutDeletedTopics: asked for every committed
+// offset, v10 answers topic ids, so a topic that no longer exists (whose
+// offsets remain until cleaned up) is left out, as Kafka does; v9 still
+// names it.
+func TestOffsetFetchV10AllLeavesOutDeletedTopics(t *testing.T) {
+	f := newGroupFixture(t)
+	f.createTopic("t", 1, nil)
+	f.createTopic("gone", 1, nil)
+	for _, topic := range []string{"t", "gone"} {
+		if c := commitCodes(f.do(offsetCommitReq("g", "", -1, topic, 5), 9).(*kmsg.OffsetCommitResponse)); c[0] != 0 {
+			t.Fatalf("commit to %s: %v", topic, c)
+		}
+	}
+	if _, err := f.store.DeleteTopic("gone"); err != nil {
+		t.Fatal(err)
+	}
+	tp, _ := f.store.Image().Topic("t")
+	all := kmsg.NewOffsetFetchRequestGroup()
+	all.Group = "g"
+	for _, c := range []struct {
+		v    int16
+		want int
+	}{{9, 2}, {10, 1}} {
+		req := kmsg.NewPtrOffsetFetchRequest()
+		req.Groups = []kmsg.OffsetFetchRequestGroup{all}
+		topics := f.do(req, c.v).(*kmsg.OffsetFetchResponse).Groups[0].Topics
+		if len(topics) != c.want {
+			t.Fatalf("v%d: %d topics %+v, want %d", c.v, len(topics), topics, c.want)
+		}
+		if c.v == 10 && (topics[0].TopicID != tp.ID || topics[0].Partitions[0].Offset != 5) {
+			t.Fatalf("v10: %+v, want t's id and offset 5", topics[0])
+		}
+	}
+}
