@@ -10,6 +10,11 @@ package handler
 //	v6: no change.
 //	v7: topic ids in the response.
 //
+// As Kafka's controller, before anything else, a request asking for more
+// than metadata.MaxPartitionsPerRequest partitions over its topics (each
+// counted once; -1 as the default) is refused whole: every topic is
+// answered POLICY_VIOLATION. Nothing is sized by a count or partition
+// index from the wire before that check.
 // validate_only checks everything and creates nothing. The timeout is not
 // needed: creation has finished when the response is sent.
 
@@ -31,6 +36,9 @@ func (b *Broker) handleCreateTopics(_ context.Context, r *Request) Outcome {
 	for _, t := range req.Topics {
 		seen[t.Topic]++
 	}
+	if b.requestedPartitions(req, seen) > metadata.MaxPartitionsPerRequest {
+		return Ready(refuseCreateTopics(req, metadata.ErrTooManyPartitions()))
+	}
 	for _, t := range req.Topics {
 		out := kmsg.NewCreateTopicsResponseTopic()
 		out.Topic = t.Topic
@@ -49,10 +57,7 @@ func (b *Broker) handleCreateTopics(_ context.Context, r *Request) Outcome {
 			Configs:           map[string]*string{},
 		}
 		for _, a := range t.ReplicaAssignment {
-			for len(ct.Assignments) <= int(a.Partition) {
-				ct.Assignments = append(ct.Assignments, nil)
-			}
-			ct.Assignments[a.Partition] = a.Replicas
+			ct.Assignments = append(ct.Assignments, metadata.PartitionAssignment{Partition: a.Partition, Replicas: a.Replicas})
 		}
 		for _, c := range t.Configs {
 			ct.Configs[c.Name] = c.Value
@@ -82,7 +87,7 @@ func (b *Broker) describeCreatedTopic(out *kmsg.CreateTopicsResponseTopic, ct me
 	node := b.opts.Metadata.Node()
 	out.NumPartitions, out.ReplicationFactor = ct.NumPartitions, ct.ReplicationFactor
 	if len(ct.Assignments) > 0 {
-		out.NumPartitions, out.ReplicationFactor = int32(len(ct.Assignments)), int16(len(ct.Assignments[0]))
+		out.NumPartitions, out.ReplicationFactor = int32(len(ct.Assignments)), int16(len(ct.Assignments[0].Replicas))
 	}
 	if out.NumPartitions == -1 {
 		out.NumPartitions = node.DefaultPartitions
@@ -102,4 +107,29 @@ func (b *Broker) describeCreatedTopic(out *kmsg.CreateTopicsResponseTopic, ct me
 		c.Source = int8(kmsg.ConfigSourceDynamicTopicConfig)
 		out.Configs = append(out.Configs, c)
 	}
+}
+
+// requestedPartitions is the partitions a request asks for over the topics
+// Kafka's controller would be given: not those named twice, nor
+// __cluster_metadata, which the broker answers itself.
+func (b *Broker) requestedPartitions(req *kmsg.CreateTopicsRequest, seen map[string]int) int64 {
+	node := b.opts.Metadata.Node()
+	var total int64
+	for _, t := range req.Topics {
+		if seen[t.Topic] == 1 && t.Topic != metadata.ClusterMetadataTopic {
+			total += node.RequestedPartitions(t.NumPartitions, len(t.ReplicaAssignment))
+		}
+	}
+	return total
+}
+
+// refuseCreateTopics answers every topic of the request, duplicates
+// included, with one error, as Kafka's CreateTopicsRequest.getErrorResponse
+// does when the controller fails the whole request.
+func refuseCreateTopics(req *kmsg.CreateTopicsRequest, err error) *kmsg.CreateTopicsResponse {
+	resp, code, msg := kmsg.NewPtrCreateTopicsResponse(), errorCode(err), errorMessage(err)
+	for _, t := range req.Topics {
+		resp.Topics = append(resp.Topics, kmsg.CreateTopicsResponseTopic{Topic: t.Topic, ErrorCode: code, ErrorMessage: msg, NumPartitions: -1, ReplicationFactor: -1})
+	}
+	return resp
 }

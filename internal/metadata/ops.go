@@ -84,8 +84,38 @@ func javaLength(s string) int {
 // handler should also hold the sum over all its topics to it.
 const MaxRecordsPerOperation = 10000
 
-func errTooLarge() *Error {
+// ErrTooLarge is the refusal of a request that would write more than
+// MaxRecordsPerOperation records.
+func ErrTooLarge() *Error {
 	return opError(kerr.PolicyViolation, "Unable to perform excessively large batch operation.")
+}
+
+// MaxPartitionsPerRequest is the most partitions one CreateTopics request
+// may ask for over all its topics (ReplicationControlManager's
+// MAX_PARTITIONS_PER_BATCH). Kafka checks it before anything else and
+// refuses the whole request.
+const MaxPartitionsPerRequest = 10000
+
+// ErrTooManyPartitions is the refusal of a request over
+// MaxPartitionsPerRequest, given to each of its topics.
+func ErrTooManyPartitions() *Error {
+	return opError(kerr.PolicyViolation, "Excessively large number of partitions per request.")
+}
+
+// RequestedPartitions is how many partitions one CreateTopics topic asks
+// for, as Kafka's validateTotalNumberOfPartitions counts them: its manual
+// assignments if it has any, else its count, -1 meaning the default and
+// other non-positive counts nothing (they fail on their own).
+func (node Node) RequestedPartitions(numPartitions int32, assignments int) int64 {
+	switch {
+	case assignments > 0:
+		return int64(assignments)
+	case numPartitions == -1:
+		return int64(node.DefaultPartitions)
+	case numPartitions > 0:
+		return int64(numPartitions)
+	}
+	return 0
 }
 
 // CreateTopicRequest is one topic of a CreateTopics request.
@@ -93,9 +123,10 @@ type CreateTopicRequest struct {
 	Name              string
 	NumPartitions     int32 // -1: Node.DefaultPartitions
 	ReplicationFactor int16 // -1: Node.DefaultReplicationFactor
-	// Assignments, if set, gives the replicas of each partition; then
-	// NumPartitions and ReplicationFactor must be -1.
-	Assignments [][]int32
+	// Assignments, if set, gives the replicas of each partition, in the
+	// request's order; then NumPartitions and ReplicationFactor must be -1
+	// and the partitions must be 0 to len(Assignments)-1.
+	Assignments []PartitionAssignment
 	// Configs are the topic's configs; a nil value is refused, as Kafka
 	// does.
 	Configs map[string]*string
@@ -130,7 +161,7 @@ func (img *Image) CreateTopic(node Node, req CreateTopicRequest) ([]Record, UUID
 		return nil, UUID{}, cerr
 	}
 
-	var assignments [][]int32
+	var parts int32
 	if len(req.Assignments) > 0 {
 		if req.ReplicationFactor != -1 {
 			return nil, UUID{}, opError(kerr.InvalidRequest, "A manual partition assignment was specified, but replication factor was not set to -1.")
@@ -138,14 +169,13 @@ func (img *Image) CreateTopic(node Node, req CreateTopicRequest) ([]Record, UUID
 		if req.NumPartitions != -1 {
 			return nil, UUID{}, opError(kerr.InvalidRequest, "A manual partition assignment was specified, but numPartitions was not set to -1.")
 		}
-		for i, a := range req.Assignments {
-			if e := validateAssignment(node, a, int32(i)); e != nil {
-				return nil, UUID{}, e
-			}
+		if e := validatePartitionAssignments(node, req.Assignments); e != nil {
+			return nil, UUID{}, e
 		}
-		assignments = req.Assignments
+		parts = int32(len(req.Assignments))
 	} else {
-		rf, parts := req.ReplicationFactor, req.NumPartitions
+		rf := req.ReplicationFactor
+		parts = req.NumPartitions
 		if rf < -1 || rf == 0 {
 			return nil, UUID{}, opError(kerr.InvalidReplicationFactor, "Replication factor must be larger than 0, or -1 to use the default value.")
 		}
@@ -164,23 +194,50 @@ func (img *Image) CreateTopic(node Node, req CreateTopicRequest) ([]Record, UUID
 		if parts <= 0 {
 			return nil, UUID{}, opError(kerr.InvalidPartitions, "Number of partitions was set to an invalid non-positive value.")
 		}
-		assignments = make([][]int32, parts)
-		for i := range assignments {
-			assignments[i] = []int32{node.ID}
-		}
 	}
 
-	if 1+len(configRecords)+len(assignments) > MaxRecordsPerOperation {
-		return nil, UUID{}, errTooLarge()
+	// The count comes from the wire: check it before sizing anything by it.
+	if 1+int64(len(configRecords))+int64(parts) > MaxRecordsPerOperation {
+		return nil, UUID{}, ErrTooLarge()
 	}
 	id := img.newTopicID()
-	records := make([]Record, 0, 1+len(configRecords)+len(assignments))
+	records := make([]Record, 0, 1+len(configRecords)+int(parts))
 	records = append(records, &TopicRecord{Name: name, TopicID: id})
 	records = append(records, configRecords...)
-	for i := range assignments {
-		records = append(records, node.newPartitionRecord(id, int32(i)))
+	for p := range parts {
+		records = append(records, node.newPartitionRecord(id, p))
 	}
 	return records, id, nil
+}
+
+// PartitionAssignment is one entry of a CreateTopics manual assignment:
+// the replicas of one partition.
+type PartitionAssignment struct {
+	Partition int32
+	Replicas  []int32
+}
+
+// validatePartitionAssignments checks a manual assignment as Kafka's
+// ReplicationControlManager.createTopic does, entry by entry in request
+// order, then that the partitions run from 0 without a gap. The indexes
+// come from the wire, so nothing is sized by them.
+func validatePartitionAssignments(node Node, assignments []PartitionAssignment) *Error {
+	seen := make(map[int32]bool, len(assignments))
+	for _, a := range assignments {
+		if seen[a.Partition] {
+			return opError(kerr.InvalidReplicaAssignment, fmt.Sprintf("Found multiple manual partition assignments for partition %d", a.Partition))
+		}
+		seen[a.Partition] = true
+		if e := validateAssignment(node, a.Replicas, a.Partition); e != nil {
+			return e
+		}
+	}
+	for p := range int32(len(assignments)) {
+		if !seen[p] {
+			return opError(kerr.InvalidReplicaAssignment, "partitions should be a consecutive 0-based integer sequence")
+		}
+	}
+	return nil
 }
 
 // validateAssignment accepts only this node as the single replica: there
@@ -283,8 +340,9 @@ func (img *Image) CreatePartitions(node Node, name string, count int32, assignme
 			}
 		}
 	}
+	// The count comes from the wire: check it before sizing anything by it.
 	if additional > MaxRecordsPerOperation {
-		return nil, errTooLarge()
+		return nil, ErrTooLarge()
 	}
 	records := make([]Record, 0, additional)
 	for p := have; p < count; p++ {

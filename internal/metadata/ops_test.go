@@ -3,6 +3,7 @@ package metadata
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -111,11 +112,15 @@ func TestCreateTopicErrors(t *testing.T) {
 		{CreateTopicRequest{Name: "x", NumPartitions: -2, ReplicationFactor: 1}, kerr.InvalidPartitions, ""},
 		{CreateTopicRequest{Name: "x", NumPartitions: 1, ReplicationFactor: 0}, kerr.InvalidReplicationFactor, "larger than 0"},
 		{CreateTopicRequest{Name: "x", NumPartitions: 10000, ReplicationFactor: 1}, kerr.PolicyViolation, "excessively large"},
+		// Refused before anything is sized by the count.
+		{CreateTopicRequest{Name: "x", NumPartitions: math.MaxInt32, ReplicationFactor: 1}, kerr.PolicyViolation, "excessively large"},
+		{CreateTopicRequest{Name: "x", NumPartitions: -1, ReplicationFactor: -1, Assignments: []PartitionAssignment{{0, []int32{1}}, {math.MaxInt32, []int32{1}}}}, kerr.InvalidReplicaAssignment, "consecutive 0-based"},
+		{CreateTopicRequest{Name: "x", NumPartitions: -1, ReplicationFactor: -1, Assignments: []PartitionAssignment{{0, []int32{1}}, {0, []int32{1}}}}, kerr.InvalidReplicaAssignment, "multiple manual partition assignments for partition 0"},
 		{CreateTopicRequest{Name: "x", NumPartitions: 1, ReplicationFactor: 3}, kerr.InvalidReplicationFactor, "only 1 broker(s) are registered"},
-		{CreateTopicRequest{Name: "x", NumPartitions: 1, ReplicationFactor: -1, Assignments: [][]int32{{1}}}, kerr.InvalidRequest, "numPartitions"},
-		{CreateTopicRequest{Name: "x", NumPartitions: -1, ReplicationFactor: 1, Assignments: [][]int32{{1}}}, kerr.InvalidRequest, "replication factor"},
-		{CreateTopicRequest{Name: "x", NumPartitions: -1, ReplicationFactor: -1, Assignments: [][]int32{{2}}}, kerr.InvalidReplicaAssignment, "broker 2"},
-		{CreateTopicRequest{Name: "x", NumPartitions: -1, ReplicationFactor: -1, Assignments: [][]int32{{1, 1}}}, kerr.InvalidReplicaAssignment, "more than once"},
+		{CreateTopicRequest{Name: "x", NumPartitions: 1, ReplicationFactor: -1, Assignments: []PartitionAssignment{{0, []int32{1}}}}, kerr.InvalidRequest, "numPartitions"},
+		{CreateTopicRequest{Name: "x", NumPartitions: -1, ReplicationFactor: 1, Assignments: []PartitionAssignment{{0, []int32{1}}}}, kerr.InvalidRequest, "replication factor"},
+		{CreateTopicRequest{Name: "x", NumPartitions: -1, ReplicationFactor: -1, Assignments: []PartitionAssignment{{0, []int32{2}}}}, kerr.InvalidReplicaAssignment, "broker 2"},
+		{CreateTopicRequest{Name: "x", NumPartitions: -1, ReplicationFactor: -1, Assignments: []PartitionAssignment{{0, []int32{1, 1}}}}, kerr.InvalidReplicaAssignment, "more than once"},
 	}
 	for _, c := range cases {
 		t.Run(c.req.Name, func(t *testing.T) {
@@ -124,7 +129,7 @@ func TestCreateTopicErrors(t *testing.T) {
 		})
 	}
 	// Manual assignment of this node works.
-	recs, _, err := img.CreateTopic(testNode, CreateTopicRequest{Name: "m", NumPartitions: -1, ReplicationFactor: -1, Assignments: [][]int32{{1}, {1}}})
+	recs, _, err := img.CreateTopic(testNode, CreateTopicRequest{Name: "m", NumPartitions: -1, ReplicationFactor: -1, Assignments: []PartitionAssignment{{0, []int32{1}}, {1, []int32{1}}}})
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("manual assignment: %v %d records", err, len(recs))
 	}
