@@ -163,8 +163,9 @@ func (c *conn) serve() {
 func (c *conn) take() { c.slots <- struct{}{} }
 func (c *conn) give() { <-c.slots }
 
-// dispatch turns a frame into a pending response. It returns false when a
-// handler panicked; the connection is then closed.
+// dispatch turns a frame into a pending response. It returns false when
+// the body was refused or a handler panicked; the connection is then
+// closed.
 func (c *conn) dispatch(frame []byte) (*pending, bool) {
 	key, version, _ := wire.PeekAPI(frame)
 	p := &pending{correlationID: wire.PeekCorrelationID(frame), apiKey: key, version: version, arrived: time.Now()}
@@ -186,9 +187,11 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 		err = c.s.decodes.decode(req, body)
 	}
 	if err != nil {
-		c.logger().Info("request could not be decoded", "api", api.Name, "api_version", version, "err", err)
-		c.answerError(p, kerr.InvalidRequest.Code)
-		return p, true
+		// Kafka's parser throws for such a body and its socket server
+		// closes the connection: nothing after it can be trusted.
+		c.s.stats.FramesRefused.Add(1)
+		c.logger().Info("closing connection: request could not be decoded", "api", api.Name, "api_version", version, "err", err)
+		return nil, false
 	}
 	r := &handler.Request{Header: header, Body: req, Conn: c.info}
 	outcome, ok := c.handle(api, r)

@@ -1,6 +1,11 @@
 package server
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 // Decoding a request allocates more than its frame: kmsg checks a declared
 // array length against a minimum encoded size per element, but an element
@@ -11,7 +16,11 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // by every connection before ReadFrom and return it after, so that many
 // connections sending such frames at once are decoded a few at a time
 // instead of together. A decode that cannot get its reservation waits;
-// only its connection stalls.
+// only its connection stalls. A body whose reservation is larger than
+// its whole budget is refused and its connection closed, so one frame
+// cannot go past the budget either; Produce, whose large frames are
+// records that decode into slices of the frame, is counted instead of
+// charged decodeFactor per byte.
 
 // decodeFactor bounds the bytes ReadFrom allocates per body byte, for any
 // request kmsg decodes. TestDecodeCostFactorsCoverWorstCases measures it
@@ -37,9 +46,10 @@ const smallDecodeBody = 64 << 10
 // Budget sizes. The small budget lets at least 7 decodes of the largest
 // small body, and hundreds of typical ones, run at once: far more than
 // there are cores to run them. The large budget lets a 1 MiB body and a
-// smaller one decode at once; a larger body waits for it to be wholly free and takes
-// all of it, so at any moment large decodes allocate at most
-// max(DefaultDecodeBudget, decodeCost(largest frame)).
+// smaller one decode at once; a body that could allocate more than all of
+// it is refused (2 MiB, or a Produce request of any size that its
+// count of topics, partitions and tags does not make that costly), so at
+// any moment decodes allocate at most the two budgets together.
 const (
 	smallDecodeBudget   = 64 << 20
 	DefaultDecodeBudget = 256 << 20
@@ -47,6 +57,24 @@ const (
 
 // decodeCost is the most a decode of a body of size bytes may allocate.
 func decodeCost(size int) int64 { return int64(size)*decodeFactor + decodeOverhead }
+
+// errDecodeTooCostly refuses a body whose decode could allocate more than
+// its whole budget. Such a body once decoded alone, holding all of the
+// budget, and still allocated up to decodeFactor times its size above it:
+// a 16 MiB Metadata request of empty names with unknown tags reached
+// 3.7 GB. Refusing it bounds what decodes allocate at once by the budgets
+// whatever the frame size.
+var errDecodeTooCostly = errors.New("decoding the body could allocate more than the decode budget")
+
+// bodyDecodeCost is the most decoding body into req may allocate, or an
+// error for a body refused before decoding.
+func bodyDecodeCost(req kmsg.Request, body []byte) (int64, error) {
+	if req.Key() == produceKey {
+		n, err := produceDecodeCost(req.GetVersion(), body)
+		return n + decodeOverhead, err
+	}
+	return decodeCost(len(body)), nil
+}
 
 // decodeBudgets are the server's two budgets; nil ones have no limit.
 type decodeBudgets struct {
@@ -66,14 +94,27 @@ func newDecodeBudgets(large int64) decodeBudgets {
 	return decodeBudgets{small: newStrictBudget(smallDecodeBudget), large: newStrictBudget(large)}
 }
 
-// decode reads body into req within the budget.
+// decode reads body into req within the budget. It refuses a body whose
+// decode could exceed the budget it would draw on, and one that Kafka's
+// parser refuses although kmsg decodes it (a null in a non-nullable
+// field).
 func (d decodeBudgets) decode(req kmsg.Request, body []byte) error {
+	cost, err := bodyDecodeCost(req, body)
+	if err != nil {
+		return err
+	}
 	budget := d.small
-	if len(body) > smallDecodeBody {
+	if cost > decodeCost(smallDecodeBody) {
 		budget = d.large
 	}
-	n, _ := budget.acquire(decodeCost(len(body)), nil) // decodes always end, so waits do too
-	err := req.ReadFrom(body)
+	if budget != nil && cost > budget.limit {
+		return fmt.Errorf("%w: %d bytes of body could allocate %d, the budget is %d", errDecodeTooCostly, len(body), cost, budget.limit)
+	}
+	n, _ := budget.acquire(cost, nil) // decodes always end, so waits do too
+	err = req.ReadFrom(body)
 	budget.release(n)
+	if err == nil && req.Key() != produceKey {
+		err = refuseNulls(req, body)
+	}
 	return err
 }

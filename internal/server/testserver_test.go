@@ -46,6 +46,13 @@ func serveForTest(t testing.TB, s *Server) {
 // DialTest is dialTest for the external test package (protocol_test.go).
 var DialTest = dialTest
 
+// HeapPeak and HeapObjects are heapPeak and heapObjects for the external
+// test package.
+var (
+	HeapPeak    = heapPeak
+	HeapObjects = heapObjects
+)
+
 // dialTest opens a connection whose every read and write must finish
 // within the test's deadline.
 func dialTest(t testing.TB, addr string) net.Conn {
