@@ -186,12 +186,22 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 	if err == nil {
 		err = c.s.decodes.decode(req, body)
 	}
-	if err != nil {
-		// Kafka's parser throws for such a body and its socket server
-		// closes the connection: nothing after it can be trusted.
+	if errors.Is(err, errDecodeTooCostly) || errors.Is(err, errNullField) {
+		// A body built to cost memory, or with a null where Kafka's
+		// schema allows none: Kafka's parser throws and its socket server
+		// closes the connection; nothing after it can be trusted.
 		c.s.stats.FramesRefused.Add(1)
-		c.logger().Info("closing connection: request could not be decoded", "api", api.Name, "api_version", version, "err", err)
+		c.logger().Info("closing connection: request refused before decoding", "api", api.Name, "api_version", version, "err", err)
 		return nil, false
+	}
+	if err != nil {
+		// A body that is merely malformed is answered, echoing its
+		// correlation id, and the connection stays open: the frame
+		// validation rules this broker started from ask for that, where
+		// Kafka would close the connection.
+		c.logger().Info("request could not be decoded", "api", api.Name, "api_version", version, "err", err)
+		c.answerError(p, kerr.InvalidRequest.Code)
+		return p, true
 	}
 	r := &handler.Request{Header: header, Body: req, Conn: c.info}
 	outcome, ok := c.handle(api, r)

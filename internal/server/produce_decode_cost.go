@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -20,7 +21,7 @@ import (
 // null").
 
 var (
-	errNullArray = errors.New("non-nullable array was serialized as null")
+	errNullArray = fmt.Errorf("%w (an array)", errNullField)
 	errTruncated = errors.New("body ends inside a field")
 )
 

@@ -292,21 +292,24 @@ func TestUnknownAPIAndUnsupportedVersionKeepConnection(t *testing.T) {
 	apiVersionsOK(t, c, 8)
 }
 
-// TestUndecodableBodyClosesTheConnection: Kafka's socket server closes a
-// connection whose request fails to parse, answering nothing.
-func TestUndecodableBodyClosesTheConnection(t *testing.T) {
+func TestUndecodableBodyAnsweredWithInvalidRequest(t *testing.T) {
 	b := karsttest.Start(t)
 	c := server.DialTest(t, b.Addr())
-	apiVersionsOK(t, c, 8)
 	// Metadata v4 whose topic array claims 1,000 entries in 1 byte.
 	frame := []byte{0, 0, 0, 15, 0, 3, 0, 4, 0, 0, 0, 9, 0xff, 0xff, 0, 0, 0x03, 0xe8, 1}
 	if _, err := c.Write(frame); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := c.Read(make([]byte, 1)); err != io.EOF {
-		t.Fatalf("read %d bytes, %v; want the connection closed", n, err)
+	resp := readFrame(t, c)
+	if correlationID(resp) != 9 {
+		t.Fatalf("correlation id %d, want 9", correlationID(resp))
 	}
-	apiVersionsOK(t, server.DialTest(t, b.Addr()), 10)
+	md := kmsg.NewPtrMetadataResponse()
+	md.SetVersion(4)
+	if err := md.ReadFrom(resp[4:]); err != nil {
+		t.Fatalf("error answer is not a Metadata v4 body: %v", err)
+	}
+	apiVersionsOK(t, c, 10)
 	if b.PanicsRecovered() != 0 {
 		t.Fatal("a handler panicked")
 	}
