@@ -114,7 +114,12 @@ func TestCorruptOffsetsPartitionTakesOnlyItsGroupsOffline(t *testing.T) {
 	commit := kmsg.NewPtrOffsetCommitRequest()
 	commit.Group, commit.Generation = broken, -1
 	topic := kmsg.NewOffsetCommitRequestTopic()
-	topic.Topic = "orders"
+	topic.Topic = "orders" // up to v9
+	details, err := adm.ListTopics(ctx, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic.TopicID = details["orders"].ID // v10+, which franz-go sends
 	topic.Partitions = []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 5, LeaderEpoch: -1}}
 	commit.Topics = append(commit.Topics, topic)
 	commitResp, err := broker.Request(ctx, commit)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/karst-broker/karst/internal/config"
@@ -63,6 +64,10 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 func brokerLogDefaults(b *config.Broker) klog.Config {
 	values := map[string]string{}
 	for k, v := range b.TopicDefaults() {
+		if list, ok := v.([]string); ok {
+			values[k] = strings.Join(list, ",") // as a topic config carries a list
+			continue
+		}
 		values[k] = fmt.Sprint(v)
 	}
 	if !b.IsSet("log.flush.interval.messages") {
