@@ -21,7 +21,7 @@ TXO="interop-cli-txn-out-$SUFFIX"     # 1 partition: copier output (transactiona
 TXH="interop-cli-txn-held-$SUFFIX"    # 1 partition: an open transaction's records
 TXC="interop-cli-txn-copier-$SUFFIX"  # the copier's transactional id and group
 TXHID="interop-cli-txn-held-$SUFFIX"  # TxnHold's transactional id
-KAFKA_LIB="$HERE/../kafka/lib"
+source "$HERE/../kafka/common.sh" # KAFKA_LIB: the jars of Kafka $KAFKA_VERSION (default 4.4.0)
 WORK="$(mktemp -d /tmp/interop-cli.XXXXXX)"
 HOLD_PID=""
 trap '[ -n "$HOLD_PID" ] && kill "$HOLD_PID" 2> /dev/null; rm -rf "$WORK"' EXIT

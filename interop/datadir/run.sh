@@ -24,6 +24,9 @@ set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 KAFKA="$HERE/../kafka"
+# Kafka 4.1.2, not the 4.4.0 reference: Karst refuses metadata.version levels above 4.1-IV1, and
+# 4.4 formats its directories at 4.4-IV2. Exported: start.sh reads it too.
+export KAFKA_VERSION="${DATADIR_KAFKA_VERSION:-4.1.2}"
 source "$KAFKA/common.sh"
 SCENARIOS="${DATADIR_SCENARIOS:-kafka_clean_to_karst,kafka_kill9_to_karst,kafka_snapshots_to_karst,karst_to_kafka}"
 # Kafka settings that make it snapshot __cluster_metadata (NNN-EEE.checkpoint) after nearly every

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tool.sh TOOL ARGS... — runs one of Kafka 4.1's CLI tools from the jars in lib/, like bin/TOOL.sh.
+# tool.sh TOOL ARGS... — runs one of Kafka's CLI tools (KAFKA_VERSION, default 4.4.0) from the jars in
+# lib-VERSION/, like bin/TOOL.sh.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 if [ $# -lt 1 ]; then echo "usage: $0 TOOL [ARGS...]" >&2; exit 2; fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compare.sh OUTDIR — the same `karst bench` modes against Karst and against
-# Apache Kafka 4.1 (interop/kafka/start.sh), on this machine, one broker at a
+# Apache Kafka 4.4.0 (interop/kafka/start.sh; KAFKA_VERSION picks another), on this machine, one broker at a
 # time, alternating which goes first, REPS times.
 #
 # Writes to OUTDIR:
@@ -177,7 +177,7 @@ over 1,000 partitions, measured after $WARMUP_1000P of the same load); consume =
 (written untimed beforehand, the same number to both brokers) from the start, no group, with franz-go's consumer (consume-raw: the same with the load tool's raw
 consumer, one Fetch in flight, CRCs checked, records walked in place); e2e = 10,000 records/s of 1 KiB for $DURATION, first second left out;
 startup = restart on the data directory the run just wrote (Karst's may include recovery of it).
-Broker settings beyond the defaults: Karst \`${KARST_ARGS:-none}\`, Kafka \`${KAFKA_ARGS:-none}\`.
+Kafka is Apache Kafka $KAFKA_VERSION. Broker settings beyond the defaults: Karst \`${KARST_ARGS:-none}\`, Kafka \`${KAFKA_ARGS:-none}\`.
 NOTES
 } > "$OUT/summary.md"
 cat "$OUT/summary.md"

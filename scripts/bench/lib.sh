@@ -43,7 +43,7 @@ start_karst() {
   wait_answering "$port" "$BROKER_PID" || { tail -n 20 "$data/karst.log" >&2; return 1; }
 }
 
-# start_kafka DATA PORT starts Apache Kafka 4.1 with interop/kafka/start.sh and
+# start_kafka DATA PORT starts Apache Kafka $KAFKA_VERSION (4.4.0 unless set) with interop/kafka/start.sh and
 # sets BROKER_PID. KAFKA_ARGS adds server.properties lines, e.g.
 # "log.flush.interval.messages=1" (Kafka's fsync on every append, the
 # durability Karst has by default).
