@@ -71,10 +71,10 @@ topics_describe() {
 console_roundtrip() {
   local input=$'k1:hello\nk2:w\xc3\xb6rld\nk1:third line with spaces\nk3:\nk4:{"json":true}'
   printf '%s\n' "$input" | tool kafka-console-producer --bootstrap-server "$B" --topic "$T1" \
-    --property parse.key=true --property key.separator=: --compression-codec zstd --sync || return 1
+    --reader-property parse.key=true --reader-property key.separator=: --compression-codec zstd --sync || return 1
   local out
   out=$(tool kafka-console-consumer --bootstrap-server "$B" --topic "$T1" --partition 0 --offset earliest \
-    --max-messages 5 --timeout-ms 30000 --property print.key=true --property key.separator=:) || return 1
+    --max-messages 5 --timeout-ms 30000 --formatter-property print.key=true --formatter-property key.separator=:) || return 1
   expect_eq "$out" "$input"
 }
 
@@ -134,11 +134,11 @@ kcat_headers_timestamp() {
 # more produced, so G lags by 4 in total.
 produce_values() { # FROM TO: keyed records vFROM..vTO (keys spread them over the partitions)
   seq "$1" "$2" | sed 's/.*/k&:v&/' | tool kafka-console-producer --bootstrap-server "$B" --topic "$TG" \
-    --property parse.key=true --property key.separator=: --sync
+    --reader-property parse.key=true --reader-property key.separator=: --sync
 }
 group_consume() { # N: reads N records as group G from its committed offsets (earliest when none)
   tool kafka-console-consumer --bootstrap-server "$B" --topic "$TG" --group "$G" --max-messages "$1" \
-    --timeout-ms 30000 --consumer-property auto.offset.reset=earliest
+    --timeout-ms 30000 --command-property auto.offset.reset=earliest
 }
 sorted_values() { sort -t v -k2 -n; }
 # describe_rows: "PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG" per partition of TG, sorted.

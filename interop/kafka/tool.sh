@@ -9,7 +9,8 @@ case "$TOOL" in
   kafka-topics)              MAIN=org.apache.kafka.tools.TopicCommand ;;
   kafka-console-producer)    MAIN=org.apache.kafka.tools.ConsoleProducer ;;
   kafka-console-consumer)    MAIN=org.apache.kafka.tools.consumer.ConsoleConsumer ;;
-  kafka-configs)             MAIN=kafka.admin.ConfigCommand ;;
+  kafka-configs) # moved from the Scala core to kafka-tools after 4.1
+    case "$KAFKA_VERSION" in 3.* | 4.0.* | 4.1.*) MAIN=kafka.admin.ConfigCommand ;; *) MAIN=org.apache.kafka.tools.ConfigCommand ;; esac ;;
   kafka-get-offsets)         MAIN=org.apache.kafka.tools.GetOffsetShell ;;
   kafka-consumer-groups)     MAIN=org.apache.kafka.tools.consumer.group.ConsumerGroupCommand ;;
   kafka-transactions)        MAIN=org.apache.kafka.tools.TransactionsCommand ;;
