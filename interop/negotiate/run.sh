@@ -35,7 +35,8 @@ kcat_api_versions_negotiated() {
 java_broker_api_versions() {
   local out; out=$(timeout 60 "$TOOL" kafka-broker-api-versions --bootstrap-server "$B") || return 1
   echo "$out"
-  grep -q "ApiVersions(18): 0 to 4 \[usable: 4\]" <<< "$out" && grep -q "Metadata(3): 0 to 13 \[usable: 13\]" <<< "$out"
+  # ApiVersions: v4 (Karst today) or v5 (Kafka 4.4), and Kafka 4.4's client must use the newest one.
+  grep -qE "ApiVersions\(18\): 0 to ([45]) \[usable: \1\]" <<< "$out" && grep -q "Metadata(3): 0 to 13 \[usable: 13\]" <<< "$out"
 }
 
 check kcat_metadata kcat_metadata
