@@ -3,85 +3,16 @@ package integration
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// buildKarst compiles the binary for tests that kill it.
-func buildKarst(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "karst")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/karst").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// karstProcess runs the binary on a fixed port and data directory so that
-// it can be killed and started again in place.
-type karstProcess struct {
-	t    *testing.T
-	bin  string
-	dir  string
-	addr string
-	cmd  *exec.Cmd
-}
-
-func (k *karstProcess) start() {
-	k.t.Helper()
-	k.cmd = exec.Command(k.bin, "serve",
-		"--override", "listeners=PLAINTEXT://"+k.addr,
-		"--override", "log.dirs="+k.dir,
-		"--override", "num.partitions=3")
-	logFile, err := os.OpenFile(filepath.Join(filepath.Dir(k.dir), "karst.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		k.t.Fatal(err)
-	}
-	k.cmd.Stdout, k.cmd.Stderr = logFile, logFile
-	if err := k.cmd.Start(); err != nil {
-		k.t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", k.addr, time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			k.t.Fatalf("karst did not listen on %s: %v", k.addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (k *karstProcess) kill() {
-	k.cmd.Process.Signal(syscall.SIGKILL)
-	k.cmd.Wait()
-}
 
 // TestSIGKILLDuringProduceLosesNoAcknowledgedRecord kills the broker with
 // SIGKILL again and again while several idempotent acks=all producers
