@@ -5,7 +5,10 @@
 # default 1 GiB segments, then KILLS (default 3) rounds of SIGKILL and a
 # start, each timed from the start of the process to its first accepted
 # connection (the broker recovers its logs before it listens), and one clean
-# stop and start to compare. The data directory (under WORK, default
+# stop and start to compare. SETTLE_SECONDS (default 0) waits between the
+# produce and the first kill: past 60 s the broker has written its
+# recovery-point checkpoint, and recovery starts from there instead of from
+# offset 0. The data directory (under WORK, default
 # /tmp/karst-recovery) is deleted at the end. Load goes to 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +54,7 @@ echo "producing $DATA_MIB MiB ($records records of 16 KiB) into $PARTITIONS part
 "$WORK/karst" bench produce -brokers "127.0.0.1:$PORT" -topic recovery -partitions "$PARTITIONS" \
   -record-size 16384 -records "$records" -duration 30m
 du -sh "$WORK/data"
+sleep "${SETTLE_SECONDS:-0}"
 for i in $(seq 1 "$KILLS"); do
   kill9
   time_start

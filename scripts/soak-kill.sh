@@ -17,6 +17,6 @@ out="${SOAK_OUT:-/tmp/karst-soak-kill.out}"
 echo "soak: $KARST_KILL_CYCLES kill -9 cycles; output in $out, broker log in $KARST_KILL_LOG"
 status=0
 go test -count=1 -run '^TestKillCyclesLoseNoAcknowledgedRecord$' -timeout "${SOAK_TIMEOUT:-90m}" -v ./integration/ > "$out" 2>&1 || status=$?
-grep -E 'KARST_KILL_SEED|kill cycles:|restart to|LOST|problems|--- (PASS|FAIL)|^(ok|FAIL)' "$out" || true
+grep -E 'KARST_KILL_SEED|MAX_SECONDS|kill cycles:|segments:|restart to|LOST|problems|--- (PASS|FAIL)|^(ok|FAIL)' "$out" || true
 echo "broker log lines on truncation: $(grep -c truncat "$KARST_KILL_LOG" || true)"
 exit "$status"
