@@ -39,7 +39,12 @@ if [ -x interop/run ]; then
 fi
 
 echo "== go test (unit and integration, race detector on)"
-go test -race -count=1 -timeout 20m ./...
+go test -race -count=1 -timeout 30m ./...
 
 echo "== benchmark smoke run (bounded; no speed is judged)"
 scripts/ci-bench-smoke.sh
+
+if [ "${KARST_SOAK:-}" = 1 ]; then
+  echo "== kill -9 soak (KARST_SOAK=1)"
+  scripts/soak-kill.sh
+fi

@@ -28,10 +28,17 @@ import (
 	"github.com/karst-broker/karst/internal/txn"
 )
 
-// checkpointInterval is log.flush.offset.checkpoint.interval.ms' default:
-// how often the recovery points are recorded, which bounds how much of a
-// log is validated after a crash.
-const checkpointInterval = time.Minute
+// checkpointInterval is log.flush.offset.checkpoint.interval.ms: how often
+// the recovery points are recorded, which bounds how much of a log is
+// validated after a crash (Kafka's default, a minute, without settings).
+func checkpointInterval(settings *config.Broker) time.Duration {
+	if settings != nil {
+		if ms := settings.Int("log.flush.offset.checkpoint.interval.ms"); ms > 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
+	}
+	return time.Minute
+}
 
 // groupTickInterval is how often the group coordinator applies session,
 // join and sync timeouts.
@@ -207,7 +214,7 @@ func Start(cfg Config) (n *Node, err error) {
 		interval = 5 * time.Minute
 	}
 	go n.storage.RunRetention(ctx, interval)
-	go n.writeCheckpoints(ctx, checkpointInterval)
+	go n.writeCheckpoints(ctx, checkpointInterval(cfg.Settings))
 	go groups.Run(ctx, groupTickInterval)
 	go txns.Run(ctx, txnTickInterval)
 	go n.watchLogDirFailures(ctx, n.dirFailures)

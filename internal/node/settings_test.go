@@ -2,6 +2,7 @@ package node
 
 import (
 	"testing"
+	"time"
 
 	"github.com/karst-broker/karst/internal/config"
 )
@@ -22,5 +23,20 @@ func TestBrokerLogDefaultsCarryTheCleanupPolicy(t *testing.T) {
 		if got := brokerLogDefaults(b).RetentionOff; got != off {
 			t.Errorf("log.cleanup.policy=%q: retention off %v, want %v", policy, got, off)
 		}
+	}
+}
+
+// TestCheckpointIntervalIsConfigured: log.flush.offset.checkpoint.interval.ms
+// sets how often recovery points are written (it was accepted and ignored).
+func TestCheckpointIntervalIsConfigured(t *testing.T) {
+	b, _, err := config.FromProperties(map[string]string{"node.id": "1", "log.flush.offset.checkpoint.interval.ms": "2500"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := checkpointInterval(b); got != 2500*time.Millisecond {
+		t.Fatalf("interval %v, want 2.5s", got)
+	}
+	if got := checkpointInterval(nil); got != time.Minute {
+		t.Fatalf("default interval %v, want 1m", got)
 	}
 }
