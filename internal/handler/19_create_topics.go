@@ -98,13 +98,29 @@ func (b *Broker) describeCreatedTopic(out *kmsg.CreateTopicsResponseTopic, ct me
 	if t, ok := b.image().Topic(ct.Name); ok && !validateOnly {
 		out.TopicID = t.ID
 	}
-	// Kafka always answers a created topic with its configs (never null);
-	// the Java admin client relies on it.
+	// Kafka always answers a created topic with its configs (never null;
+	// the Java admin client relies on it): every topic config in effect,
+	// each with its source, as DescribeConfigs would describe it.
 	out.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
+	overrides := map[string]string{}
 	for name, value := range ct.Configs {
+		if value != nil {
+			overrides[name] = *value
+		}
+	}
+	img := b.image()
+	cfg, err := b.brokerConfig(img)
+	if err != nil {
+		return
+	}
+	entries, err := cfg.DescribeTopic(overrides, nil)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
 		c := kmsg.NewCreateTopicsResponseTopicConfig()
-		c.Name, c.Value = name, value
-		c.Source = int8(kmsg.ConfigSourceDynamicTopicConfig)
+		c.Name, c.Value, c.ReadOnly, c.IsSensitive = e.Name, e.Value, e.ReadOnly, e.Sensitive
+		c.Source = int8(e.Source)
 		out.Configs = append(out.Configs, c)
 	}
 }

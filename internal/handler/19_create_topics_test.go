@@ -1,0 +1,35 @@
+package handler
+
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestCreateTopicsAnswersTheEffectiveConfig: from v5 a created topic is
+// answered with every topic config in effect and its source (Kafka 4.4
+// answers 37 entries), not only the keys the request set.
+func TestCreateTopicsAnswersTheEffectiveConfig(t *testing.T) {
+	f := newAdminFixture(t, nil)
+	req := kmsg.NewPtrCreateTopicsRequest()
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = "t", 1, 1
+	c := kmsg.NewCreateTopicsRequestTopicConfig()
+	c.Name, c.Value = "retention.ms", strp("1000")
+	rt.Configs = append(rt.Configs, c)
+	req.Topics = append(req.Topics, rt)
+	resp := f.call(req, 7).(*kmsg.CreateTopicsResponse)
+	got := map[string]kmsg.CreateTopicsResponseTopicConfig{}
+	for _, c := range resp.Topics[0].Configs {
+		got[c.Name] = c
+	}
+	if len(got) < 30 {
+		t.Fatalf("%d configs answered, want every topic config (Kafka 4.4: 37)", len(got))
+	}
+	if r := got["retention.ms"]; r.Value == nil || *r.Value != "1000" || r.Source != int8(kmsg.ConfigSourceDynamicTopicConfig) {
+		t.Fatalf("retention.ms answered %+v, want 1000 from the topic", r)
+	}
+	if s := got["segment.bytes"]; s.Value == nil || *s.Value != "1073741824" || s.Source != int8(kmsg.ConfigSourceDefaultConfig) {
+		t.Fatalf("segment.bytes answered %+v, want Kafka's default", s)
+	}
+}
