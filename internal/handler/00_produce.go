@@ -37,7 +37,9 @@ package handler
 // acks other than -1, 0 and 1 append nothing: INVALID_REQUIRED_ACKS for
 // every partition of a known topic, as Kafka answers.
 //
-// acks=0 is not answered. acks=1 and acks=-1 are answered once the batches
+// acks=0 is not answered; if any partition failed, the connection is
+// closed instead, as Kafka does, so the producer refreshes its metadata.
+// acks=1 and acks=-1 are answered once the batches
 // are on disk: appends from concurrent requests share one fsync (group
 // commit), unless the topic's flush settings choose page-cache durability.
 
@@ -150,7 +152,7 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 		}
 	}
 	if req.Acks == 0 {
-		return Outcome{NoResponse: true}
+		return Outcome{NoResponse: true, CloseConnection: anyPartitionFailed(resp)}
 	}
 	if len(waits) == 0 {
 		return Ready(resp)
@@ -275,4 +277,15 @@ func failedAppendLogStart(code int16, l *klog.Log) int64 {
 		return -1
 	}
 	return l.LogStartOffset()
+}
+
+func anyPartitionFailed(resp *kmsg.ProduceResponse) bool {
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

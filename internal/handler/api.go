@@ -32,6 +32,10 @@ type Outcome struct {
 	Later func(ctx context.Context) kmsg.Response
 	// NoResponse is set for requests Kafka never answers (acks=0 produce).
 	NoResponse bool
+	// CloseConnection: instead of answering, close the connection once the
+	// responses before this request are written, as Kafka does after an
+	// acks=0 produce that failed (the client then refreshes its metadata).
+	CloseConnection bool
 }
 
 // Ready wraps an immediate response.

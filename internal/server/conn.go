@@ -208,6 +208,10 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 	if !ok {
 		return nil, false
 	}
+	if outcome.CloseConnection {
+		c.logger().Info("closing connection as the handler asked (a failed acks=0 produce)", "api", api.Name, "api_version", version)
+		return nil, false
+	}
 	p.outcome = outcome
 	if outcome.Response != nil {
 		p.flexibleHeader = c.setVersion(outcome.Response, version)
