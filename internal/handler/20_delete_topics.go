@@ -10,10 +10,10 @@ package handler
 // Deletion is synchronous: the partitions' logs are closed and their
 // directories removed before the response is sent.
 //
-// __consumer_offsets can be deleted, as in Kafka: the group coordinator
-// forgets every group and a later commit creates the topic again.
-// __transaction_state is refused with INVALID_REQUEST (Kafka deletes it;
-// Karst's transaction coordinator cannot yet drop live transactions).
+// Internal topics can be deleted, as in Kafka: when __consumer_offsets
+// goes the group coordinator forgets every group, when
+// __transaction_state goes the transaction coordinator forgets every
+// transactional id, and the next use creates the topic again.
 
 import (
 	"context"

@@ -290,16 +290,13 @@ func (img *Image) newTopicID() UUID {
 
 // DeleteTopic returns the RemoveTopicRecord deleting a topic (its
 // partitions and configs go with it on replay). Kafka's controller deletes
-// internal topics too; so does Karst, the group coordinator forgetting its
-// groups when __consumer_offsets goes, except __transaction_state: the
-// transaction coordinator cannot yet drop its transactions mid-flight.
+// internal topics too; so does Karst, the group and transaction
+// coordinators forgetting their state when __consumer_offsets or
+// __transaction_state goes.
 func (img *Image) DeleteTopic(name string) ([]Record, UUID, error) {
 	t, ok := img.topicsByName[name]
 	if !ok {
 		return nil, UUID{}, opError(kerr.UnknownTopicOrPartition, "")
-	}
-	if name == TransactionStateTopic {
-		return nil, UUID{}, opError(kerr.InvalidRequest, fmt.Sprintf("Topic %s is an internal topic and is not allowed to be deleted.", name))
 	}
 	return []Record{&RemoveTopicRecord{TopicID: t.ID}}, t.ID, nil
 }

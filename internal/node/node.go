@@ -108,7 +108,10 @@ type Node struct {
 	storage *storage.Manager
 	// groups is the group coordinator once started, which a deletion of
 	// __consumer_offsets unloads.
-	groups      atomic.Pointer[group.Coordinator]
+	groups atomic.Pointer[group.Coordinator]
+	// txns is the transaction coordinator once started, which a deletion
+	// of __transaction_state unloads.
+	txns        atomic.Pointer[txn.Coordinator]
 	metadataLog *klog.Log
 	store       *metadata.Store
 	stop        context.CancelFunc
@@ -316,6 +319,9 @@ func (n *Node) openStorage(cfg *Config) error {
 			}
 			if groups := n.groups.Load(); groups != nil && topicRemoved(prev, next, metadata.ConsumerOffsetsTopic) {
 				groups.Unload()
+			}
+			if txns := n.txns.Load(); txns != nil && topicRemoved(prev, next, metadata.TransactionStateTopic) {
+				go txns.Unload() // it takes the coordinator's lock, which may be waiting on this commit
 			}
 		},
 	})

@@ -22,6 +22,7 @@ func (n *Node) startTxnCoordinator(settings *config.Broker, pids *txn.ProducerID
 		CompleteOffsets: groups.CompleteTransaction,
 		Logger:          n.logger,
 	})
+	n.txns.Store(c)
 	skipped, err := c.Load(stateTopic)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", metadata.TransactionStateTopic, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/karst-broker/karst/internal/group"
@@ -23,7 +24,18 @@ type StateTopic struct {
 	partitions  int32 // transaction.state.log.num.partitions
 	segmentSize int32 // transaction.state.log.segment.bytes
 	now         func() time.Time
+
+	mu sync.Mutex
+	// loaded is the id of the topic the coordinator's state was read
+	// from (zero before it exists): a write to a topic of the same name
+	// created since (the old one was deleted) would mix stale state into
+	// it, so it is refused until the coordinator has unloaded (Forget).
+	loaded metadata.UUID
 }
+
+// ErrStateTopicReplaced refuses a write to a __transaction_state that is
+// not the one the coordinator's state was loaded from.
+var ErrStateTopicReplaced = errors.New("txn: __transaction_state was deleted since the coordinator loaded it")
 
 // NewStateTopic returns the store over the broker's metadata and logs.
 func NewStateTopic(meta *metadata.Store, logs *storage.Manager, partitions, segmentBytes int32) *StateTopic {
@@ -46,6 +58,9 @@ func (s *StateTopic) Append(transactionalID string, recs []Record) (Durable, err
 	t, ok := s.meta.Image().Topic(metadata.TransactionStateTopic)
 	if !ok {
 		return nil, errors.New("txn: __transaction_state vanished")
+	}
+	if !s.adopt(t.ID) {
+		return nil, ErrStateTopicReplaced
 	}
 	p := group.PartitionFor(transactionalID, int32(len(t.Partitions)))
 	meta, ok := t.Partition(p)
@@ -70,6 +85,25 @@ func (s *StateTopic) Append(transactionalID string, recs []Record) (Durable, err
 	return func(ctx context.Context) error { return l.WaitDurable(ctx, last) }, nil
 }
 
+// adopt reports whether id is the topic the state was loaded from, taking
+// it as that topic when there was none.
+func (s *StateTopic) adopt(id metadata.UUID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loaded == (metadata.UUID{}) {
+		s.loaded = id
+	}
+	return s.loaded == id
+}
+
+// Forget drops the loaded topic's id once the coordinator has unloaded
+// its state, so that writes go to whichever topic exists next.
+func (s *StateTopic) Forget() {
+	s.mu.Lock()
+	s.loaded = metadata.UUID{}
+	s.mu.Unlock()
+}
+
 // loadChunk is transaction.state.log.load.buffer.size's default: how
 // much of a partition is read at a time on load.
 const loadChunk = 5 << 20
@@ -78,6 +112,9 @@ const loadChunk = 5 << 20
 // Control batches are skipped. A partition that cannot be read is a
 // group.PartitionLoadError; the others are read on.
 func (s *StateTopic) Replay(fn func(Record) error) error {
+	if t, ok := s.meta.Image().Topic(metadata.TransactionStateTopic); ok {
+		s.adopt(t.ID)
+	}
 	var buf []byte
 	return group.ReplayTopic(s.meta, s.logs, metadata.TransactionStateTopic, func(l *klog.Log, _ int32) (err error) {
 		buf, err = replayLog(l, buf, fn)
