@@ -50,21 +50,27 @@ func produceOne(t *testing.T, b *Broker, topic string, acks int16) int16 {
 
 // produceBatch sends one one-record batch with the given producer fields
 // to partition 0 of topic and returns the partition's answer.
-func produceBatch(t *testing.T, b *Broker, topic string, acks int16, h record.BatchHeader) kmsg.ProduceResponseTopicPartition {
-	t.Helper()
+// newProduceRequest is a Produce of one batch to one partition.
+func newProduceRequest(topic string, partition int32, acks int16, transactionalID *string, batch []byte) *kmsg.ProduceRequest {
 	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = acks, 5000
+	req.TransactionID, req.Acks, req.TimeoutMillis = transactionalID, acks, 5000
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = topic
 	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition, rp.Records = partition, batch
+	rt.Partitions = []kmsg.ProduceRequestTopicPartition{rp}
+	req.Topics = []kmsg.ProduceRequestTopic{rt}
+	return req
+}
+
+func produceBatch(t *testing.T, b *Broker, topic string, acks int16, h record.BatchHeader) kmsg.ProduceResponseTopicPartition {
+	t.Helper()
 	h.BaseTimestamp = time.Now().UnixMilli()
 	batch, err := record.Build(nil, h, []record.Record{{Value: []byte("value")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	req := newProduceRequest(topic, 0, acks, nil, batch)
 	req.SetVersion(9)
 	out := b.Handle(context.Background(), Lookup(0), &Request{Header: wireHeader(0, 9), Body: req, Conn: &Conn{ListenerName: "PLAINTEXT"}})
 	resp := out.Response

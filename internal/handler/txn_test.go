@@ -361,17 +361,9 @@ func TestProduceVerifiesTheTransaction(t *testing.T) {
 	f.createTopic("t", 2, nil)
 	init := f.initTxn("tx", 4)
 	pid, epoch := init.ProducerID, init.ProducerEpoch
+	id := "tx"
 	produce := func(partition int32, batch []byte) int16 {
-		req := kmsg.NewPtrProduceRequest()
-		id := "tx"
-		req.TransactionID, req.Acks, req.TimeoutMillis = &id, -1, 5000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = "t"
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Partition, rp.Records = partition, batch
-		rt.Partitions = []kmsg.ProduceRequestTopicPartition{rp}
-		req.Topics = []kmsg.ProduceRequestTopic{rt}
-		return f.do(req, 9).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
+		return f.do(newProduceRequest("t", partition, -1, &id, batch), 9).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
 	}
 	if c := produce(0, txnBatch(t, pid, epoch, 0)); c != kerr.InvalidTxnState.Code {
 		t.Fatalf("before AddPartitionsToTxn: %d", c)
@@ -412,15 +404,8 @@ func TestProduceV12WithoutTransactionVersion2NeedsAddPartitions(t *testing.T) {
 	f := newTxnFixture(t)
 	f.createTopic("t", 1, nil)
 	init := f.initTxn("tx", 5)
-	req := kmsg.NewPtrProduceRequest()
 	id := "tx"
-	req.TransactionID, req.Acks, req.TimeoutMillis = &id, -1, 5000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = "t"
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = txnBatch(t, init.ProducerID, init.ProducerEpoch, 0)
-	rt.Partitions = []kmsg.ProduceRequestTopicPartition{rp}
-	req.Topics = []kmsg.ProduceRequestTopic{rt}
+	req := newProduceRequest("t", 0, -1, &id, txnBatch(t, init.ProducerID, init.ProducerEpoch, 0))
 	if c := f.do(req, 12).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; c != kerr.InvalidTxnState.Code {
 		t.Fatalf("v12 write without AddPartitionsToTxn: %d", c)
 	}
@@ -432,17 +417,9 @@ func TestProduceV12AddsThePartition(t *testing.T) {
 	f.createTopic("t", 2, nil)
 	init := f.initTxn("tx", 5)
 	pid, epoch := init.ProducerID, init.ProducerEpoch
+	id := "tx"
 	produce := func(partition int32, batch []byte) int16 {
-		req := kmsg.NewPtrProduceRequest()
-		id := "tx"
-		req.TransactionID, req.Acks, req.TimeoutMillis = &id, -1, 5000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = "t"
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Partition, rp.Records = partition, batch
-		rt.Partitions = []kmsg.ProduceRequestTopicPartition{rp}
-		req.Topics = []kmsg.ProduceRequestTopic{rt}
-		return f.do(req, 12).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
+		return f.do(newProduceRequest("t", partition, -1, &id, batch), 12).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
 	}
 	if c := produce(0, txnBatch(t, pid, epoch, 0)); c != 0 {
 		t.Fatalf("v12 write: %d", c)
