@@ -37,7 +37,9 @@ import (
 // time (a retry); none may be lost. Each restart must be ready within a
 // minute; the times are logged. KARST_KILL_MAX_SECONDS (default 3600) ends
 // the run early, after a full check. KARST_KILL_SEED repeats a run's choices;
-// KARST_KILL_LOG keeps the broker's log at that path.
+// KARST_KILL_LOG keeps the broker's log at that path; KARST_KILL_DATA_DIR
+// puts the data directory there (it must not exist) and keeps it, for a
+// look at a failed run.
 func TestKillCyclesLoseNoAcknowledgedRecord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts a broker process")
@@ -49,7 +51,14 @@ func TestKillCyclesLoseNoAcknowledgedRecord(t *testing.T) {
 	t.Logf("KARST_KILL_SEED=%d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 
-	k := &karstProcess{t: t, bin: buildKarst(t), dir: filepath.Join(t.TempDir(), "data"), addr: "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	dataDir := filepath.Join(t.TempDir(), "data")
+	if keep := os.Getenv("KARST_KILL_DATA_DIR"); keep != "" {
+		if _, err := os.Stat(keep); err == nil {
+			t.Fatalf("KARST_KILL_DATA_DIR %s exists", keep)
+		}
+		dataDir = keep
+	}
+	k := &karstProcess{t: t, bin: buildKarst(t), dir: dataDir, addr: "127.0.0.1:" + strconv.Itoa(freePort(t))}
 	if keep := os.Getenv("KARST_KILL_LOG"); keep != "" {
 		t.Cleanup(func() {
 			if b, err := os.ReadFile(k.logPath()); err == nil {
