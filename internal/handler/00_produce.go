@@ -114,6 +114,10 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 			}
 			meta, ok := topic.Partition(rp.Partition)
 			part, open := b.opts.Storage.Get(topic.Name, rp.Partition)
+			if ok && b.opts.Storage.Offline(topic.Name, rp.Partition) {
+				po.ErrorCode = kerr.KafkaStorageError.Code // its log dir failed
+				continue
+			}
 			if !ok || !open {
 				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				continue

@@ -9,7 +9,9 @@ package handler
 //	v5: whether the dir is cordoned (KIP-1066): never, as Karst has no
 //	    cordoned.log.dirs, which is what Kafka answers for a dir not in it.
 //
-// Karst has one log dir, reported by its absolute path. A null topic list
+// Every dir of log.dirs is reported by its absolute path, in log.dirs
+// order; an offline dir (one that failed) only with KAFKA_STORAGE_ERROR,
+// as Kafka answers it. A null topic list
 // means every partition. As Kafka does, every topic with a partition in the
 // dir is listed, holding those of its partitions that were asked for (so a
 // topic not asked for appears with no partitions). The offset lag is 0: a
@@ -22,6 +24,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	klog "github.com/karst-broker/karst/internal/log"
@@ -45,14 +48,25 @@ func (b *Broker) handleDescribeLogDirs(_ context.Context, r *Request) Outcome {
 			}
 		}
 	}
-	dir := kmsg.NewDescribeLogDirsResponseDir()
-	dir.Dir = b.opts.LogDir
-	if abs, err := filepath.Abs(b.opts.LogDir); err == nil {
-		dir.Dir = abs
+	byDir := map[string][]*storage.Partition{}
+	for _, p := range b.opts.Storage.All() {
+		byDir[p.Dir] = append(byDir[p.Dir], p)
 	}
-	dir.TotalBytes, dir.UsableBytes = fileSystemSpace(dir.Dir)
-	dir.Topics = describeLogDirsTopics(b.opts.Storage.All(), wanted)
-	resp.Dirs = append(resp.Dirs, dir)
+	for _, path := range b.opts.Storage.Dirs() {
+		dir := kmsg.NewDescribeLogDirsResponseDir()
+		dir.Dir = path
+		if abs, err := filepath.Abs(path); err == nil {
+			dir.Dir = abs
+		}
+		if b.opts.Storage.DirOffline(path) {
+			dir.ErrorCode = kerr.KafkaStorageError.Code
+			resp.Dirs = append(resp.Dirs, dir)
+			continue
+		}
+		dir.TotalBytes, dir.UsableBytes = fileSystemSpace(dir.Dir)
+		dir.Topics = describeLogDirsTopics(byDir[path], wanted)
+		resp.Dirs = append(resp.Dirs, dir)
+	}
 	return Ready(resp)
 }
 

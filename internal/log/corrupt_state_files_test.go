@@ -1,6 +1,7 @@
 package log
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -40,38 +41,67 @@ func reopenWithCheckpoint(t *testing.T, dir string, cfg Config, content string) 
 	return l, sink
 }
 
-// A leader-epoch-checkpoint that is garbage, or whose entries are out of
-// order, is logged at WARN and rebuilt from the batches' partition leader
-// epochs, so OffsetForLeaderEpoch answers from the log, not -1/-1.
-func TestCorruptLeaderEpochCheckpointIsRebuiltFromTheLog(t *testing.T) {
+// A leader-epoch-checkpoint that cannot be parsed fails its log dir, as
+// Kafka's CheckpointFileWithFailureHandler does: the log does not open
+// (ErrStorage, Kafka's KafkaStorageException) and the dir is reported on
+// the failure channel with Kafka's message naming the file. Until
+// 2026-12-02 Karst rebuilt the file from the batches with a WARN and
+// served on.
+func TestMalformedLeaderEpochCheckpointFailsTheLogDir(t *testing.T) {
 	for _, c := range []struct{ name, content string }{
 		{"garbage", "\x00\x17not a checkpoint\n"},
-		{"out of order", "0\n2\n5 0\n2 6\n"},
 		{"bad count", "0\n7\n2 0\n"},
+		{"bad line", "0\n2\n2 0\n5 x\n"},
+		{"negative epoch", "0\n1\n-3 0\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "t-0")
+			logDir := t.TempDir()
+			dir := filepath.Join(logDir, "t-0")
 			cfg := testConfig()
-			want := appendEpochs(t, dir, cfg)
-			if !reflect.DeepEqual(want, []EpochEntry{{2, 0}, {5, 6}}) {
-				t.Fatalf("epochs as appended: %v", want)
-			}
+			appendEpochs(t, dir, cfg)
 			path := filepath.Join(dir, LeaderEpochCheckpointFile)
-			l, sink := reopenWithCheckpoint(t, dir, cfg, c.content)
-			defer l.Close()
-			if got := l.EpochEntries(); !reflect.DeepEqual(got, want) {
-				t.Fatalf("epochs after the corrupt checkpoint: %v, want %v", got, want)
+			if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			if epoch, end := l.EndOffsetForEpoch(2); epoch != 2 || end != 6 {
-				t.Fatalf("end offset for epoch 2: (%d, %d), want (2, 6)", epoch, end)
+			failures := NewLogDirFailureChannel(1, (&logSink{}).logger())
+			cfg.DirFailures = failures
+			l, err := Open(dir, cfg, (&logSink{}).logger())
+			if err == nil {
+				l.Close()
+				t.Fatal("the log opened over a malformed leader-epoch-checkpoint")
 			}
-			if out := sink.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, path) {
-				t.Fatalf("no WARN naming %s:\n%s", path, out)
+			if !errors.Is(err, ErrStorage) {
+				t.Fatalf("open: %v, want ErrStorage", err)
 			}
-			if got, err := loadLeaderEpochCache(dir); err != nil || !reflect.DeepEqual(got.entries, want) {
-				t.Fatalf("checkpoint rewritten as %v, %v", got, err)
+			select {
+			case f := <-failures.Failures():
+				if f.Dir != logDir {
+					t.Fatalf("failed dir %s, want %s", f.Dir, logDir)
+				}
+			default:
+				t.Fatal("the log dir was not reported failed")
+			}
+			if !strings.Contains(err.Error(), "Error while reading checkpoint file "+path) {
+				t.Fatalf("error %q does not carry Kafka's message", err)
 			}
 		})
+	}
+}
+
+// Entries that parse but are not monotonic are assigned one by one as
+// Kafka's LeaderEpochFileCache constructor does, each dropping the
+// entries it conflicts with, with Kafka's WARN.
+func TestOutOfOrderLeaderEpochCheckpointLoadsAsKafkaAssignsIt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0")
+	cfg := testConfig()
+	appendEpochs(t, dir, cfg)
+	l, sink := reopenWithCheckpoint(t, dir, cfg, "0\n2\n5 0\n2 6\n")
+	defer l.Close()
+	if got, want := l.EpochEntries(), []EpochEntry{{2, 6}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("epochs %v, want %v (Kafka: assigning 2@6 truncates 5@0)", got, want)
+	}
+	if out := sink.String(); !strings.Contains(out, "caused truncation of conflicting entries") {
+		t.Fatalf("no WARN of the truncation:\n%s", out)
 	}
 }
 

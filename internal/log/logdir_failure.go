@@ -97,3 +97,23 @@ func (l *Log) storageFailure() error {
 	defer f.mu.Unlock()
 	return f.err
 }
+
+// Offline reports whether the log stopped serving after a storage
+// failure, its own or its log dir's.
+func (l *Log) Offline() bool { return l.flush.offline.Load() }
+
+// TakeOffline stops the log serving because its log dir failed (err says
+// how): appends, reads and waits fail with ErrStorage from now on, as
+// Kafka answers KAFKA_STORAGE_ERROR for every partition of an offline log
+// dir; long polls waiting on the log return at once. The dir is not
+// reported again.
+func (l *Log) TakeOffline(err error) {
+	f := &l.flush
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = fmt.Errorf("%w: log dir %s is offline: %v", ErrStorage, filepath.Dir(l.dir), err)
+		f.offline.Store(true)
+	}
+	f.mu.Unlock()
+	l.wakeWaiters()
+}

@@ -64,6 +64,9 @@ func (l *Log) ReadIsolated(offset int64, maxBytes int, minOneBatch bool, iso Iso
 	if l.closed.Load() {
 		return ReadResult{}, ErrClosed
 	}
+	if l.flush.offline.Load() {
+		return ReadResult{}, l.storageFailure()
+	}
 	res := ReadResult{HighWatermark: l.highWatermark.Load(), LogStartOffset: l.logStartOffset.Load(),
 		LogEndOffset: l.logEndOffset.Load()}
 	res.LastStableOffset = lastStableOffset(l.firstUnstable.Load(), res.LogStartOffset, res.HighWatermark)

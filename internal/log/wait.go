@@ -7,14 +7,14 @@ import "context"
 // someone asks for it, so appends with no waiters pay one mutex round.
 
 // AppendSignal returns a channel that is closed by the next successful
-// append or by Close. Take the channel first, then check the offsets, then
-// wait: that order cannot miss an append.
+// append, by Close or by the log going offline. Take the channel first,
+// then check the offsets, then wait: that order cannot miss an append.
 func (l *Log) AppendSignal() <-chan struct{} {
 	l.notifyMu.Lock()
 	defer l.notifyMu.Unlock()
 	if l.notify == nil {
 		l.notify = make(chan struct{})
-		if l.closed.Load() {
+		if l.closed.Load() || l.flush.offline.Load() {
 			close(l.notify)
 		}
 	}
@@ -31,7 +31,8 @@ func (l *Log) wakeWaiters() {
 }
 
 // WaitForData blocks until the high watermark passes offset (there is a
-// record at offset or later to read), the log closes, or ctx ends.
+// record at offset or later to read), the log closes or goes offline, or
+// ctx ends.
 func (l *Log) WaitForData(ctx context.Context, offset int64) error {
 	for {
 		ch := l.AppendSignal()
@@ -40,6 +41,9 @@ func (l *Log) WaitForData(ctx context.Context, offset int64) error {
 		}
 		if l.closed.Load() {
 			return ErrClosed
+		}
+		if l.flush.offline.Load() {
+			return l.storageFailure()
 		}
 		select {
 		case <-ch:

@@ -61,8 +61,10 @@ const brokerEpoch = metadata.SingleNodeBrokerEpoch
 type Config struct {
 	NodeID    int32
 	ClusterID string
-	// DataDir is log.dirs (a single directory).
+	// DataDir is the first of log.dirs, which holds the metadata log.
 	DataDir string
+	// DataDirs are every directory of log.dirs (empty: DataDir alone).
+	DataDirs []string
 	// Listeners are bound in order; Advertised names the endpoints clients
 	// are told about. An advertised port 0 means "the port the matching
 	// listener bound".
@@ -102,10 +104,10 @@ type Config struct {
 // Node is a running broker.
 type Node struct {
 	srv *server.Server
-	// dirLock keeps other processes off the log dir until the logs are
+	// dirLocks keep other processes off the log dirs until the logs are
 	// closed.
-	dirLock *storage.DirLock
-	storage *storage.Manager
+	dirLocks []*storage.DirLock
+	storage  *storage.Manager
 	// groups is the group coordinator once started, which a deletion of
 	// __consumer_offsets unloads.
 	groups atomic.Pointer[group.Coordinator]
@@ -116,7 +118,8 @@ type Node struct {
 	store       *metadata.Store
 	stop        context.CancelFunc
 	logger      *slog.Logger
-	dataDir     string // set once the log dir is known to be this node's
+	dataDir     string   // the first log dir, set once the dirs are known to be this node's
+	dataDirs    []string // every log dir
 	metrics     *metrics.Metrics
 	// observers serve /metrics (and pprof) when configured.
 	observers []*metrics.Listener
@@ -144,17 +147,27 @@ func Start(cfg Config) (n *Node, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	if len(cfg.DataDirs) == 0 {
+		cfg.DataDirs = []string{cfg.DataDir}
+	}
+	cfg.DataDir = cfg.DataDirs[0]
 	node := &Node{logger: logger, connLimits: newDynamicConnectionLimits(&cfg, logger), failed: make(chan struct{}),
-		dirFailures: klog.NewLogDirFailureChannel(1, logger)}
+		dirFailures: klog.NewLogDirFailureChannel(len(cfg.DataDirs), logger)}
 	n = node
 	defer func() {
 		if err != nil {
 			node.closeStorage() // n is nil by now
-			node.dirLock.Release()
+			node.releaseLocks()
 		}
 	}()
 	if err := n.openStorage(&cfg); err != nil {
+		if failed := n.failedAtStart(); failed != nil {
+			return nil, failed
+		}
 		return nil, err
+	}
+	if failed := n.failedAtStart(); failed != nil {
+		return nil, failed
 	}
 	n.metrics = metrics.New()
 	n.srv = server.New(server.Config{
@@ -234,28 +247,33 @@ func Start(cfg Config) (n *Node, err error) {
 // openStorage prepares the log dir (meta.properties), opens the metadata
 // log, replays it and opens every partition it names.
 func (n *Node) openStorage(cfg *Config) error {
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return fmt.Errorf("log.dirs %s: %w", cfg.DataDir, err)
+	for _, dir := range cfg.DataDirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("log.dirs %s: %w", dir, err)
+		}
+		// Locked before anything in the dir is read or written: another
+		// broker's clean-shutdown marker or meta.properties is not ours.
+		lock, err := storage.LockLogDir(dir)
+		if err != nil {
+			return err
+		}
+		n.dirLocks = append(n.dirLocks, lock)
 	}
-	// Locked before anything in the dir is read or written: another
-	// broker's clean-shutdown marker or meta.properties is not ours.
-	lock, err := storage.LockLogDir(cfg.DataDir)
+	metas, err := ensureMetaProperties(cfg)
 	if err != nil {
 		return err
 	}
-	n.dirLock = lock
-	meta, err := ensureMetaProperties(cfg)
-	if err != nil {
-		return err
-	}
-	cfg.ClusterID = meta.ClusterID
-	n.clusterID = meta.ClusterID
-	directoryID, _ := metadata.ParseUUID(meta.DirectoryID)
-	clean, err := consumeCleanShutdownMarker(cfg.DataDir, n.logger)
-	if err != nil {
-		return fmt.Errorf("log.dirs %s: %w", cfg.DataDir, err)
+	cfg.ClusterID = metas[0].ClusterID
+	n.clusterID = metas[0].ClusterID
+	directoryID, _ := metadata.ParseUUID(metas[0].DirectoryID)
+	clean := make([]bool, len(cfg.DataDirs))
+	for i, dir := range cfg.DataDirs {
+		if clean[i], err = consumeCleanShutdownMarker(dir, n.logger); err != nil {
+			return fmt.Errorf("log.dirs %s: %w", dir, err)
+		}
 	}
 	n.dataDir = cfg.DataDir
+	n.dataDirs = cfg.DataDirs
 
 	defaults := cfg.LogDefaults
 	// applying is the image being applied to the logs. OnCommit also runs
@@ -280,14 +298,16 @@ func (n *Node) openStorage(cfg *Config) error {
 		c.DirFailures = n.dirFailures
 		return c
 	}
-	if n.storage, err = storage.Open(cfg.DataDir, configFor, n.logger); err != nil {
+	if n.storage, err = storage.OpenDirs(cfg.DataDirs, configFor, n.dirFailures, n.logger); err != nil {
 		return err
 	}
-	n.storage.SetCleanShutdown(clean)
+	for i, dir := range cfg.DataDirs {
+		n.storage.SetCleanShutdown(dir, clean[i])
+		defer n.storage.SetCleanShutdown(dir, false)
+	}
 	if cfg.RecoveryThreads > 0 {
 		n.storage.SetRecoveryThreads(cfg.RecoveryThreads)
 	}
-	defer n.storage.SetCleanShutdown(false)
 	metaCfg := klog.DefaultConfig()
 	metaCfg.RetentionTime = -1
 	metaCfg.RetentionBytes = -1
@@ -366,27 +386,41 @@ func partitionSpecs(img *metadata.Image, nodeID int32) []storage.Spec {
 	return specs
 }
 
-// ensureMetaProperties reads meta.properties, or writes it for a new log
-// dir, and checks it belongs to this node and cluster.
-func ensureMetaProperties(cfg *Config) (klog.MetaProperties, error) {
-	mp, err := klog.ReadMetaProperties(cfg.DataDir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		mp = klog.MetaProperties{Version: 1, ClusterID: cfg.ClusterID, NodeID: cfg.NodeID, DirectoryID: newDirectoryID()}
-		if mp.ClusterID == "" {
-			mp.ClusterID = newClusterID()
+// ensureMetaProperties reads the meta.properties of every log dir, or
+// writes it for a new one (with its own directory.id, as Kafka formats
+// each dir), and checks they all belong to this node and one cluster.
+func ensureMetaProperties(cfg *Config) ([]klog.MetaProperties, error) {
+	metas := make([]klog.MetaProperties, len(cfg.DataDirs))
+	var missing []int
+	clusterID := cfg.ClusterID
+	for i, dir := range cfg.DataDirs {
+		mp, err := klog.ReadMetaProperties(dir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			missing = append(missing, i)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("reading meta.properties of %s: %w", dir, err)
 		}
-		return mp, klog.WriteMetaProperties(cfg.DataDir, mp)
-	case err != nil:
-		return mp, fmt.Errorf("reading meta.properties: %w", err)
+		if mp.NodeID != cfg.NodeID {
+			return nil, fmt.Errorf("log dir %s belongs to node.id %d, not %d", dir, mp.NodeID, cfg.NodeID)
+		}
+		if clusterID != "" && mp.ClusterID != clusterID {
+			return nil, fmt.Errorf("log dir %s belongs to cluster %s, not %s", dir, mp.ClusterID, clusterID)
+		}
+		clusterID = mp.ClusterID
+		metas[i] = mp
 	}
-	if mp.NodeID != cfg.NodeID {
-		return mp, fmt.Errorf("log dir %s belongs to node.id %d, not %d", cfg.DataDir, mp.NodeID, cfg.NodeID)
+	if clusterID == "" {
+		clusterID = newClusterID()
 	}
-	if cfg.ClusterID != "" && mp.ClusterID != cfg.ClusterID {
-		return mp, fmt.Errorf("log dir %s belongs to cluster %s, not %s", cfg.DataDir, mp.ClusterID, cfg.ClusterID)
+	for _, i := range missing {
+		metas[i] = klog.MetaProperties{Version: 1, ClusterID: clusterID, NodeID: cfg.NodeID, DirectoryID: newDirectoryID()}
+		if err := klog.WriteMetaProperties(cfg.DataDirs[i], metas[i]); err != nil {
+			return nil, err
+		}
 	}
-	return mp, nil
+	return metas, nil
 }
 
 // newClusterID makes a Kafka-style cluster id: a random Uuid in base64.
@@ -458,10 +492,22 @@ func (n *Node) shutdown(ctx context.Context) error {
 		n.stop()
 	}
 	closeErr := n.closeStorage()
-	if closeErr == nil && n.dataDir != "" && !n.dirFailures.IsOffline(filepath.Clean(n.dataDir)) {
-		closeErr = markCleanShutdown(n.dataDir)
+	if closeErr == nil {
+		for _, dir := range n.dataDirs {
+			if !n.dirFailures.IsOffline(filepath.Clean(dir)) {
+				closeErr = errors.Join(closeErr, markCleanShutdown(dir))
+			}
+		}
 	}
-	return errors.Join(err, closeErr, n.dirLock.Release())
+	return errors.Join(err, closeErr, n.releaseLocks())
+}
+
+func (n *Node) releaseLocks() error {
+	var errs []error
+	for _, l := range n.dirLocks {
+		errs = append(errs, l.Release())
+	}
+	return errors.Join(errs...)
 }
 
 func (n *Node) closeStorage() error {
@@ -489,10 +535,10 @@ func (n *Node) writeCheckpoints(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := n.storage.WriteCheckpoints(n.metadataLog); err != nil {
-				// As Kafka's CheckpointFileWithFailureHandler: the dir failed.
-				n.dirFailures.MaybeAddOfflineLogDir(filepath.Clean(n.dataDir), "Error while writing the checkpoint files in dir "+n.dataDir, err)
-			}
+			// A dir whose checkpoints cannot be written is reported failed
+			// by WriteCheckpoints, as by Kafka's
+			// CheckpointFileWithFailureHandler.
+			_ = n.storage.WriteCheckpoints(n.metadataLog)
 		}
 	}
 }

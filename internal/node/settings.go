@@ -33,11 +33,11 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		LogDefaults:              brokerLogDefaults(b),
 		Settings:                 b,
 	}
-	dirs := b.LogDirs()
-	if len(dirs) != 1 {
-		return cfg, fmt.Errorf("log.dirs names %d directories; Karst uses exactly one", len(dirs))
+	cfg.DataDirs = b.LogDirs()
+	if meta := b.MetadataLogDir(); meta != cfg.DataDirs[0] {
+		return cfg, fmt.Errorf("metadata.log.dir %s: Karst keeps the metadata log in the first of log.dirs (%s)", meta, cfg.DataDirs[0])
 	}
-	cfg.DataDir = dirs[0]
+	cfg.DataDir = cfg.DataDirs[0]
 	controllers := b.ControllerListenerNames()
 	for _, l := range b.Listeners() {
 		if slices.Contains(controllers, l.Name) {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +19,8 @@ type Partition struct {
 	klog.TopicPartition
 	TopicID klog.TopicID
 	Log     *klog.Log
+	// Dir is the log dir (one of log.dirs) holding the partition.
+	Dir string
 }
 
 // Spec names a partition the metadata says this node hosts.
@@ -32,62 +33,78 @@ type Spec struct {
 // overrides on top of the broker defaults.
 type ConfigFunc func(topic string) klog.Config
 
-// Manager owns the partition logs of one log dir.
+// Manager owns the partition logs of the log dirs (log.dirs), as Kafka's
+// LogManager: each partition lives in one dir, new ones go to the dir with
+// the fewest partitions, and a dir that fails is taken offline with its
+// partitions while the others keep serving.
 type Manager struct {
-	dir       string
+	dirs      []*logDir // in log.dirs order; the first holds the metadata log
 	logger    *slog.Logger
 	configFor ConfigFunc
+	failures  *klog.LogDirFailureChannel
 
 	// mu serialises changes to the set of partitions; readers use parts.
 	mu    sync.Mutex
 	parts atomic.Pointer[map[klog.TopicPartition]*Partition]
+	// offline are the partitions the metadata gives this node that are not
+	// served because their log dir failed (those that failed to open, and
+	// those that could not be found with a dir offline), by log dir ("" if
+	// not known).
+	offline atomic.Pointer[map[klog.TopicPartition]string]
+	// started: the first Reconcile, at start, is done.
+	started bool
 
-	recoveryPoints  map[klog.TopicPartition]int64
-	logStartOffsets map[klog.TopicPartition]int64
-	// cleanShutdown: the log dir was closed cleanly; logs opened while it
-	// is set trust their active segments (see SetCleanShutdown).
-	cleanShutdown atomic.Bool
 	// recoveryThreads bounds the partitions opened or closed at once
 	// (num.recovery.threads.per.data.dir).
 	recoveryThreads atomic.Int32
-	// syncer is group commit across the dir's partitions.
-	syncer *klog.DirSyncer
-	// straysChecked: the first Reconcile, at start, has looked at every
-	// partition directory in the dir for strays (see moveStrays).
-	straysChecked bool
 }
 
 // SetRecoveryThreads sets how many partitions are opened or closed at once.
 func (m *Manager) SetRecoveryThreads(n int) { m.recoveryThreads.Store(int32(max(1, n))) }
 
-// Open prepares the log dir; partitions are opened by Reconcile.
+// Open prepares one log dir; partitions are opened by Reconcile.
 func Open(dir string, configFor ConfigFunc, logger *slog.Logger) (*Manager, error) {
+	return OpenDirs([]string{dir}, configFor, nil, logger)
+}
+
+// OpenDirs prepares the log dirs; partitions are opened by Reconcile. The
+// failures channel is told of each dir whose storage fails (nil: failures
+// are only logged and returned).
+func OpenDirs(dirs []string, configFor ConfigFunc, failures *klog.LogDirFailureChannel, logger *slog.Logger) (*Manager, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("log dir %s: %w", dir, err)
+	if len(dirs) == 0 {
+		return nil, errors.New("no log dirs")
 	}
-	m := &Manager{dir: dir, logger: logger, configFor: configFor}
+	m := &Manager{logger: logger, configFor: configFor, failures: failures}
 	m.recoveryThreads.Store(defaultRecoveryThreads)
-	var err error
-	if m.syncer, err = klog.NewDirSyncer(dir); err != nil {
-		return nil, fmt.Errorf("log dir %s: %w", dir, err)
-	}
-	if m.recoveryPoints, err = klog.ReadOffsetCheckpoint(filepath.Join(dir, klog.RecoveryPointCheckpointFile)); err != nil {
-		return nil, err
-	}
-	if m.logStartOffsets, err = klog.ReadOffsetCheckpoint(filepath.Join(dir, klog.LogStartOffsetCheckpointFile)); err != nil {
-		return nil, err
+	for _, path := range dirs {
+		d, err := m.openLogDir(filepath.Clean(path))
+		if err != nil {
+			m.closeSyncers()
+			return nil, err
+		}
+		m.dirs = append(m.dirs, d)
 	}
 	empty := map[klog.TopicPartition]*Partition{}
 	m.parts.Store(&empty)
-	m.removeDeletedDirs()
+	none := map[klog.TopicPartition]string{}
+	m.offline.Store(&none)
 	return m, nil
 }
 
-// Dir is the log dir.
-func (m *Manager) Dir() string { return m.dir }
+// Dir is the first log dir, which holds the metadata log.
+func (m *Manager) Dir() string { return m.dirs[0].path }
+
+// Dirs are the log dirs in log.dirs order.
+func (m *Manager) Dirs() []string {
+	out := make([]string, len(m.dirs))
+	for i, d := range m.dirs {
+		out[i] = d.path
+	}
+	return out
+}
 
 // Get returns an open partition.
 func (m *Manager) Get(topic string, partition int32) (*Partition, bool) {
@@ -105,27 +122,32 @@ func (m *Manager) All() []*Partition {
 	return out
 }
 
-// OpenLog opens a log outside the topic set (the metadata log), with the
-// recovery point from the checkpoint.
+// OpenLog opens a log outside the topic set (the metadata log) in the
+// first log dir, with the recovery point from its checkpoint.
 func (m *Manager) OpenLog(tp klog.TopicPartition, cfg klog.Config) (*klog.Log, error) {
-	m.applyCheckpoints(tp, &cfg)
-	return klog.Open(filepath.Join(m.dir, tp.String()), cfg, m.logger)
+	d := m.dirs[0]
+	d.applyCheckpoints(tp, &cfg)
+	return klog.Open(filepath.Join(d.path, tp.String()), cfg, m.logger)
 }
 
-// SetCleanShutdown says whether the logs about to be opened were closed
-// cleanly (Kafka's clean-shutdown marker); the broker sets it for the
-// logs it opens at start and clears it afterwards.
-func (m *Manager) SetCleanShutdown(clean bool) { m.cleanShutdown.Store(clean) }
+// SetCleanShutdown says whether the logs about to be opened in dir were
+// closed cleanly (Kafka's clean-shutdown marker, one per dir); the broker
+// sets it for the logs it opens at start and clears it afterwards.
+func (m *Manager) SetCleanShutdown(dir string, clean bool) {
+	if d := m.logDir(dir); d != nil {
+		d.cleanShutdown.Store(clean)
+	}
+}
 
-func (m *Manager) applyCheckpoints(tp klog.TopicPartition, cfg *klog.Config) {
-	cfg.CleanShutdown = m.cleanShutdown.Load()
-	cfg.Syncer = m.syncer
-	if rp, ok := m.recoveryPoints[tp]; ok {
-		cfg.RecoveryPoint = rp
+// logDir is the dir at path, or nil.
+func (m *Manager) logDir(path string) *logDir {
+	path = filepath.Clean(path)
+	for _, d := range m.dirs {
+		if d.path == path {
+			return d
+		}
 	}
-	if lso, ok := m.logStartOffsets[tp]; ok {
-		cfg.LogStartOffset = lso
-	}
+	return nil
 }
 
 // Reconcile makes the open partitions exactly those in want: it opens (and
@@ -135,7 +157,9 @@ func (m *Manager) applyCheckpoints(tp klog.TopicPartition, cfg *klog.Config) {
 // give that place — an earlier topic of the same name, or one the
 // metadata lost — is kept aside as stray, never deleted: the first
 // Reconcile, at start, looks at every partition directory; later ones at
-// those of the partitions they open.
+// those of the partitions they open. A partition whose log dir fails as it
+// opens is reported to the failure channel and kept offline; the error
+// returned is for the others.
 func (m *Manager) Reconcile(want []Spec) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -153,92 +177,78 @@ func (m *Manager) Reconcile(want []Spec) error {
 		toOpen = append(toOpen, s)
 	}
 	toOpen, strayErrs := m.keepStraysAside(want, toOpen, old)
+	homes, offline, placeErrs := m.place(toOpen, next)
 	opened := make([]*Partition, len(toOpen))
 	errs := make([]error, len(toOpen))
 	inParallel(int(m.recoveryThreads.Load()), len(toOpen), func(i int) {
-		opened[i], errs[i] = m.openPartition(toOpen[i])
+		if d := homes[i]; d != nil {
+			opened[i], errs[i] = m.openPartition(toOpen[i], d)
+		}
 	})
-	for _, p := range opened {
-		if p != nil {
+	for i, p := range opened {
+		switch {
+		case p != nil:
 			next[p.TopicPartition] = p
+		case errs[i] != nil && !errors.Is(errs[i], errNotThisTopic):
+			m.failDir(homes[i], toOpen[i].TopicPartition, errs[i])
+			offline[toOpen[i].TopicPartition] = homes[i].path
+			errs[i] = nil
 		}
 	}
 	m.parts.Store(&next)
+	m.offline.Store(&offline)
+	m.started = true
 	for tp, p := range old {
 		if q, ok := next[tp]; ok && q == p {
 			continue
 		}
 		m.deletePartition(p)
 	}
-	return errors.Join(append(errs, strayErrs...)...)
+	return errors.Join(append(append(errs, strayErrs...), placeErrs...)...)
 }
 
-// keepStraysAside moves the stray directories among those Reconcile is
-// about to open (all of the dir's, the first time) out of the way, and
-// returns the partitions left to open.
-func (m *Manager) keepStraysAside(want, toOpen []Spec, open map[klog.TopicPartition]*Partition) ([]Spec, []error) {
-	dirs := map[klog.TopicPartition]string{}
-	if !m.straysChecked {
-		m.straysChecked = true
-		m.reportStrays()
-		listed, err := klog.ListPartitionDirs(m.dir)
-		if err != nil {
-			return nil, []error{fmt.Errorf("log dir %s: %w", m.dir, err)}
-		}
-		dirs = listed
+// failDir reports that d failed while opening tp, in Kafka's words.
+func (m *Manager) failDir(d *logDir, tp klog.TopicPartition, err error) {
+	msg := fmt.Sprintf("Error while creating log for %s in dir %s", tp, d.path)
+	if !m.started {
+		msg = "Error while loading log dir " + d.path
 	}
-	for _, s := range toOpen {
-		dirs[s.TopicPartition] = filepath.Join(m.dir, s.TopicPartition.String())
+	m.failures.MaybeAddOfflineLogDir(d.path, msg, err)
+	if m.failures == nil {
+		m.logger.Error(msg, "err", err)
 	}
-	for tp := range open {
-		delete(dirs, tp) // an open log's directory is Reconcile's to delete
-	}
-	wantIDs := make(map[klog.TopicPartition]klog.TopicID, len(want))
-	for _, s := range want {
-		wantIDs[s.TopicPartition] = s.TopicID
-	}
-	failed := m.moveStrays(dirs, wantIDs)
-	if len(failed) == 0 {
-		return toOpen, nil
-	}
-	var errs []error
-	left := toOpen[:0:0]
-	for _, s := range toOpen {
-		if err, ok := failed[s.TopicPartition]; ok {
-			errs = append(errs, err)
-			continue
-		}
-		left = append(left, s)
-	}
-	return left, errs
 }
 
-func (m *Manager) openPartition(s Spec) (*Partition, error) {
-	dir := filepath.Join(m.dir, s.TopicPartition.String())
+// errNotThisTopic: a partition directory holds another topic's data.
+var errNotThisTopic = errors.New("the partition directory holds another topic id")
+
+func (m *Manager) openPartition(s Spec, d *logDir) (*Partition, error) {
+	dir := filepath.Join(d.path, s.TopicPartition.String())
 	id, err := klog.ReadPartitionMetadata(dir)
 	recorded := err == nil && id == s.TopicID
 	if err == nil && id != s.TopicID {
 		// Only a directory keepStraysAside skipped (its log still open)
 		// gets here; its data is not this topic's to take or delete.
-		return nil, fmt.Errorf("opening %s: %s holds topic id %s, not %s", s.TopicPartition, dir, id, s.TopicID)
+		return nil, fmt.Errorf("opening %s: %s holds topic id %s, not %s: %w", s.TopicPartition, dir, id, s.TopicID, errNotThisTopic)
 	}
 	cfg := m.configFor(s.Topic)
-	m.applyCheckpoints(s.TopicPartition, &cfg)
+	d.applyCheckpoints(s.TopicPartition, &cfg)
 	l, err := klog.Open(dir, cfg, m.logger)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", s.TopicPartition, err)
 	}
+	p := &Partition{TopicPartition: s.TopicPartition, TopicID: s.TopicID, Log: l, Dir: d.path}
 	// Written once, as Kafka does: rewriting it on every start (a create,
 	// fsync, rename and directory fsync per partition) was most of a
 	// restart's time with 1,000 partitions.
 	if recorded {
-		return &Partition{TopicPartition: s.TopicPartition, TopicID: s.TopicID, Log: l}, nil
+		return p, nil
 	}
 	if err := klog.WritePartitionMetadata(dir, s.TopicID); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("writing partition.metadata of %s: %w", s.TopicPartition, err)
 	}
-	return &Partition{TopicPartition: s.TopicPartition, TopicID: s.TopicID, Log: l}, nil
+	return p, nil
 }
 
 // deleteSuffix marks directories awaiting removal, as Kafka names them.
@@ -251,8 +261,9 @@ func (m *Manager) deletePartition(p *Partition) {
 	if err := m.moveToDelete(p.Log.Dir(), p.TopicID); err != nil {
 		m.logger.Error("could not delete partition directory", "dir", p.Log.Dir(), "err", err)
 	}
-	delete(m.recoveryPoints, p.TopicPartition)
-	delete(m.logStartOffsets, p.TopicPartition)
+	if d := m.logDir(p.Dir); d != nil {
+		d.forget(p.TopicPartition)
+	}
 }
 
 // moveToDelete renames a partition directory to Kafka's
@@ -265,43 +276,33 @@ func (m *Manager) moveToDelete(dir string, id klog.TopicID) error {
 	return os.RemoveAll(target)
 }
 
-// removeDeletedDirs finishes deletions a crash interrupted.
-func (m *Manager) removeDeletedDirs() {
-	entries, err := os.ReadDir(m.dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if e.IsDir() && strings.HasSuffix(e.Name(), deleteSuffix) {
-			if err := os.RemoveAll(filepath.Join(m.dir, e.Name())); err != nil {
-				m.logger.Warn("removing a deleted partition directory", "dir", e.Name(), "err", err)
-			}
-		}
-	}
-}
-
 // WriteCheckpoints records every partition's recovery point and log start
-// offset in the log dir's checkpoint files, as Kafka does periodically and
-// at shutdown. extra adds logs outside the topic set (the metadata log).
+// offset in the checkpoint files of its log dir, as Kafka does
+// periodically and at shutdown. extra adds logs outside the topic set (the
+// metadata log). A dir whose checkpoints cannot be written fails, as with
+// Kafka's CheckpointFileWithFailureHandler; offline dirs are skipped.
 func (m *Manager) WriteCheckpoints(extra ...*klog.Log) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rp := map[klog.TopicPartition]int64{}
-	lso := map[klog.TopicPartition]int64{}
-	for tp, p := range *m.parts.Load() {
-		rp[tp] = p.Log.RecoveryPoint()
-		lso[tp] = p.Log.LogStartOffset()
+	byDir := map[string][]*klog.Log{}
+	for _, p := range *m.parts.Load() {
+		byDir[p.Dir] = append(byDir[p.Dir], p.Log)
 	}
 	for _, l := range extra {
-		tp := klog.TopicPartition{Topic: l.Topic(), Partition: l.Partition()}
-		rp[tp] = l.RecoveryPoint()
-		lso[tp] = l.LogStartOffset()
+		dir := filepath.Dir(l.Dir())
+		byDir[dir] = append(byDir[dir], l)
 	}
-	m.recoveryPoints, m.logStartOffsets = rp, lso
-	return errors.Join(
-		klog.WriteOffsetCheckpoint(filepath.Join(m.dir, klog.RecoveryPointCheckpointFile), rp),
-		klog.WriteOffsetCheckpoint(filepath.Join(m.dir, klog.LogStartOffsetCheckpointFile), lso),
-	)
+	var errs []error
+	for _, d := range m.dirs {
+		if d.offline.Load() {
+			continue
+		}
+		if err := d.writeCheckpoints(byDir[d.path]); err != nil {
+			m.failures.MaybeAddOfflineLogDir(d.path, "Error while writing to checkpoint file in dir "+d.path, err)
+			errs = append(errs, fmt.Errorf("log dir %s: %w", d.path, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // RunRetention deletes segments past retention.ms / retention.bytes every
@@ -315,6 +316,9 @@ func (m *Manager) RunRetention(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 			for _, p := range m.All() {
+				if p.Log.Offline() {
+					continue
+				}
 				if n, err := p.Log.DeleteOldSegments(); err != nil {
 					m.logger.Warn("retention", "partition", p.TopicPartition.String(), "err", err)
 				} else if n > 0 {
@@ -326,17 +330,34 @@ func (m *Manager) RunRetention(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Close flushes and closes every partition and writes the checkpoints.
+// Close flushes and closes every partition and writes the checkpoints of
+// the dirs still online.
 func (m *Manager) Close(extra ...*klog.Log) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	parts := m.All()
 	threads := int(m.recoveryThreads.Load())
 	errs := make([]error, 2*len(parts)+1)
-	inParallel(threads, len(parts), func(i int) { errs[i] = parts[i].Log.Flush(ctx) })
+	inParallel(threads, len(parts), func(i int) {
+		if !parts[i].Log.Offline() {
+			errs[i] = parts[i].Log.Flush(ctx)
+		}
+	})
 	errs[2*len(parts)] = m.WriteCheckpoints(extra...)
-	inParallel(threads, len(parts), func(i int) { errs[len(parts)+i] = parts[i].Log.Close() })
+	inParallel(threads, len(parts), func(i int) {
+		if err := parts[i].Log.Close(); err != nil && !parts[i].Log.Offline() {
+			errs[len(parts)+i] = err
+		}
+	})
 	// Logs still open (extra) fsync alone from here on.
-	errs = append(errs, m.syncer.Close())
+	errs = append(errs, m.closeSyncers())
+	return errors.Join(errs...)
+}
+
+func (m *Manager) closeSyncers() error {
+	var errs []error
+	for _, d := range m.dirs {
+		errs = append(errs, d.syncer.Close())
+	}
 	return errors.Join(errs...)
 }

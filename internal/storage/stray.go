@@ -44,7 +44,7 @@ func strayReason(dir string, tp klog.TopicPartition, want map[klog.TopicPartitio
 // so a new partition at the same place starts from offset 0. It returns
 // the wanted partitions whose directory could not be moved; they must not
 // be opened over another topic's data.
-func (m *Manager) moveStrays(dirs map[klog.TopicPartition]string, want map[klog.TopicPartition]klog.TopicID) map[klog.TopicPartition]error {
+func (m *Manager) moveStrays(d *logDir, dirs map[klog.TopicPartition]string, want map[klog.TopicPartition]klog.TopicID) map[klog.TopicPartition]error {
 	failed := map[klog.TopicPartition]error{}
 	for tp, dir := range dirs {
 		if _, err := os.Stat(dir); err != nil {
@@ -62,8 +62,7 @@ func (m *Manager) moveStrays(dirs map[klog.TopicPartition]string, want map[klog.
 			}
 			continue
 		}
-		delete(m.recoveryPoints, tp)
-		delete(m.logStartOffsets, tp)
+		d.forget(tp)
 		m.logger.Warn("kept a stray partition directory aside, with its data; it is never deleted by Karst",
 			"dir", dir, "kept_as", stray, "found_topic_id", found.String(), "reason", reason)
 	}
@@ -72,15 +71,64 @@ func (m *Manager) moveStrays(dirs map[klog.TopicPartition]string, want map[klog.
 
 // reportStrays names the stray directories earlier starts kept aside, as
 // Kafka logs "Loaded stray log" at start.
-func (m *Manager) reportStrays() {
-	entries, err := os.ReadDir(m.dir)
+func (m *Manager) reportStrays(d *logDir) {
+	entries, err := os.ReadDir(d.path)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		if e.IsDir() && strings.HasSuffix(e.Name(), klog.StraySuffix) {
 			m.logger.Warn("stray partition directory kept from an earlier start; move or remove it by hand once its data is not needed",
-				"dir", filepath.Join(m.dir, e.Name()))
+				"dir", filepath.Join(d.path, e.Name()))
 		}
 	}
+}
+
+// keepStraysAside moves the stray directories among those Reconcile is
+// about to open (all of each online dir's, the first time) out of the way,
+// and returns the partitions left to open.
+func (m *Manager) keepStraysAside(want, toOpen []Spec, open map[klog.TopicPartition]*Partition) ([]Spec, []error) {
+	wantIDs := make(map[klog.TopicPartition]klog.TopicID, len(want))
+	for _, s := range want {
+		wantIDs[s.TopicPartition] = s.TopicID
+	}
+	failed := map[klog.TopicPartition]error{}
+	var errs []error
+	for _, d := range m.dirs {
+		if d.offline.Load() {
+			continue
+		}
+		dirs := map[klog.TopicPartition]string{}
+		if !d.straysChecked {
+			d.straysChecked = true
+			m.reportStrays(d)
+			listed, err := klog.ListPartitionDirs(d.path)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("log dir %s: %w", d.path, err))
+				continue
+			}
+			dirs = listed
+		}
+		for _, s := range toOpen {
+			dirs[s.TopicPartition] = filepath.Join(d.path, s.TopicPartition.String())
+		}
+		for tp := range open {
+			delete(dirs, tp) // an open log's directory is Reconcile's to delete
+		}
+		for tp, err := range m.moveStrays(d, dirs, wantIDs) {
+			failed[tp] = err
+		}
+	}
+	if len(failed) == 0 {
+		return toOpen, errs
+	}
+	left := toOpen[:0:0]
+	for _, s := range toOpen {
+		if err, ok := failed[s.TopicPartition]; ok {
+			errs = append(errs, err)
+			continue
+		}
+		left = append(left, s)
+	}
+	return left, errs
 }
