@@ -12,11 +12,14 @@ import "context"
 func (l *Log) AppendSignal() <-chan struct{} {
 	l.notifyMu.Lock()
 	defer l.notifyMu.Unlock()
+	if l.closed.Load() || l.flush.offline.Load() {
+		// Not kept: Close (or a later wake) must not close it again.
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
 	if l.notify == nil {
 		l.notify = make(chan struct{})
-		if l.closed.Load() || l.flush.offline.Load() {
-			close(l.notify)
-		}
 	}
 	return l.notify
 }
