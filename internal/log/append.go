@@ -65,7 +65,7 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed.Load() {
+	if l.closed.Load() || l.sealed.Load() {
 		return res, ErrClosed
 	}
 	if l.flush.offline.Load() {

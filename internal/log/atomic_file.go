@@ -35,6 +35,10 @@ func writeFileAtomic(path string, data []byte) error {
 	return syncDir(filepath.Dir(path))
 }
 
+// SyncDir fsyncs a directory, making the renames and creations in it
+// durable.
+func SyncDir(dir string) error { return syncDir(dir) }
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

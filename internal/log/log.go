@@ -66,6 +66,8 @@ type Log struct {
 	// (math.MaxInt64 if none), written under the write lock.
 	firstUnstable atomic.Int64
 	closed        atomic.Bool
+	// sealed: appends refused, reads served (see Seal).
+	sealed atomic.Bool
 
 	flush flusher
 

@@ -30,24 +30,9 @@ func TestTwoLogDirsOneFails(t *testing.T) {
 	root := t.TempDir()
 	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 	logs := newErrorMessages()
-	cfg := configOn(t, a, logs)
-	cfg.DataDirs = []string{a, b}
-	n, err := Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = n.Shutdown(ctx)
-	})
+	n, cl := startOnDirs(t, logs, a, b)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr("PLAINTEXT").String()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	adm := kadm.NewClient(cl)
 	if _, err := adm.CreateTopic(ctx, 4, 1, nil, "jbod"); err != nil {
 		t.Fatal(err)
@@ -115,6 +100,30 @@ func TestTwoLogDirsOneFails(t *testing.T) {
 	if !slices.Contains(logs.all(), want) {
 		t.Fatalf("no ERROR %q: %q", want, logs.all())
 	}
+}
+
+// startOnDirs starts a broker on the log dirs (the first holds the
+// metadata log), shut down when the test ends, with a client that picks
+// partitions by the record's.
+func startOnDirs(t *testing.T, logs errorMessages, dirs ...string) (*Node, *kgo.Client) {
+	t.Helper()
+	cfg := configOn(t, dirs[0], logs)
+	cfg.DataDirs = dirs
+	n, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr("PLAINTEXT").String()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = n.Shutdown(ctx)
+	})
+	return n, cl
 }
 
 func errorsIs(err error, target *kerr.Error) bool {

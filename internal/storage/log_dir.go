@@ -103,14 +103,20 @@ func (d *logDir) writeCheckpoints(logs []*klog.Log) error {
 	)
 }
 
-// removeDeletedDirs finishes deletions a crash interrupted.
+// removeDeletedDirs finishes deletions a crash interrupted and removes
+// the copies of moves it interrupted.
 func (m *Manager) removeDeletedDirs(d *logDir) {
 	entries, err := os.ReadDir(d.path)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if e.IsDir() && strings.HasSuffix(e.Name(), deleteSuffix) {
+		if e.IsDir() && strings.HasSuffix(e.Name(), FutureSuffix) {
+			// A move a crash or shutdown interrupted: the copy is partial
+			// and the current log, still in place, is the partition.
+			m.logger.Warn("removing the copy of an interrupted move to this log dir", "dir", e.Name())
+		}
+		if e.IsDir() && (strings.HasSuffix(e.Name(), deleteSuffix) || strings.HasSuffix(e.Name(), FutureSuffix)) {
 			if err := os.RemoveAll(filepath.Join(d.path, e.Name())); err != nil {
 				m.logger.Warn("removing a deleted partition directory", "dir", e.Name(), "err", err)
 			}

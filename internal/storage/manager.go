@@ -53,6 +53,9 @@ type Manager struct {
 	offline atomic.Pointer[map[klog.TopicPartition]string]
 	// started: the first Reconcile, at start, is done.
 	started bool
+	// moves are the partitions being moved to another dir
+	// (AlterReplicaLogDirs); guarded by mu.
+	moves map[klog.TopicPartition]*move
 
 	// recoveryThreads bounds the partitions opened or closed at once
 	// (num.recovery.threads.per.data.dir).
@@ -77,7 +80,7 @@ func OpenDirs(dirs []string, configFor ConfigFunc, failures *klog.LogDirFailureC
 	if len(dirs) == 0 {
 		return nil, errors.New("no log dirs")
 	}
-	m := &Manager{logger: logger, configFor: configFor, failures: failures}
+	m := &Manager{logger: logger, configFor: configFor, failures: failures, moves: map[klog.TopicPartition]*move{}}
 	m.recoveryThreads.Store(defaultRecoveryThreads)
 	for _, path := range dirs {
 		d, err := m.openLogDir(filepath.Clean(path))
@@ -202,6 +205,7 @@ func (m *Manager) Reconcile(want []Spec) error {
 		if q, ok := next[tp]; ok && q == p {
 			continue
 		}
+		m.abandonLocked(tp)
 		m.deletePartition(p)
 	}
 	return errors.Join(append(append(errs, strayErrs...), placeErrs...)...)
@@ -333,6 +337,7 @@ func (m *Manager) RunRetention(ctx context.Context, interval time.Duration) {
 // Close flushes and closes every partition and writes the checkpoints of
 // the dirs still online.
 func (m *Manager) Close(extra ...*klog.Log) error {
+	m.cancelMoves()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	parts := m.All()

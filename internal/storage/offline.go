@@ -8,7 +8,8 @@ import (
 
 // TakeDirOffline stops serving the log dir at path after it failed with
 // err, as Kafka's ReplicaManager.handleLogDirFailure does: every partition
-// in it stops serving (KAFKA_STORAGE_ERROR from then on), no partition is created in it, and its checkpoints are
+// in it stops serving (KAFKA_STORAGE_ERROR from then on), a move into or
+// out of it stops, no partition is created in it, and its checkpoints are
 // no longer written. It reports whether every log dir is now offline.
 func (m *Manager) TakeDirOffline(path string, err error) (allOffline bool) {
 	d := m.logDir(path)
@@ -16,6 +17,7 @@ func (m *Manager) TakeDirOffline(path string, err error) (allOffline bool) {
 		return m.allOffline()
 	}
 	d.offline.Store(true)
+	m.cancelMovesIn(d.path)
 	m.mu.Lock()
 	offline := maps.Clone(*m.offline.Load())
 	for tp, p := range *m.parts.Load() {
