@@ -14,8 +14,9 @@ package handler
 // as Kafka answers it. A null topic list
 // means every partition. As Kafka does, every topic with a partition in the
 // dir is listed, holding those of its partitions that were asked for (so a
-// topic not asked for appears with no partitions). The offset lag is 0: a
-// partition is never a future replica catching up. Space comes from
+// topic not asked for appears with no partitions). The offset lag of a
+// partition is 0 (this node leads it); a copy being moved into the dir
+// (AlterReplicaLogDirs) is listed with is_future and its lag. Space comes from
 // statfs, as Java's FileStore reports it.
 
 import (
@@ -52,6 +53,10 @@ func (b *Broker) handleDescribeLogDirs(_ context.Context, r *Request) Outcome {
 	for _, p := range b.opts.Storage.All() {
 		byDir[p.Dir] = append(byDir[p.Dir], p)
 	}
+	futures := map[string][]storage.Future{}
+	for _, f := range b.opts.Storage.Futures() {
+		futures[f.Dir] = append(futures[f.Dir], f)
+	}
 	for _, path := range b.opts.Storage.Dirs() {
 		dir := kmsg.NewDescribeLogDirsResponseDir()
 		dir.Dir = path
@@ -64,34 +69,50 @@ func (b *Broker) handleDescribeLogDirs(_ context.Context, r *Request) Outcome {
 			continue
 		}
 		dir.TotalBytes, dir.UsableBytes = fileSystemSpace(dir.Dir)
-		dir.Topics = describeLogDirsTopics(byDir[path], wanted)
+		dir.Topics = describeLogDirsTopics(byDir[path], futures[path], wanted)
 		resp.Dirs = append(resp.Dirs, dir)
 	}
 	return Ready(resp)
 }
 
-// describeLogDirsTopics groups the partitions by topic, in name order,
-// keeping the wanted partitions (all when wanted is nil).
-func describeLogDirsTopics(parts []*storage.Partition, wanted map[klog.TopicPartition]bool) []kmsg.DescribeLogDirsResponseDirTopic {
-	slices.SortFunc(parts, func(a, b *storage.Partition) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+// describeLogDirsTopics groups the partitions and the copies being moved
+// in (is_future, with their lag behind the current log) by topic, in name
+// order, keeping the wanted partitions (all when wanted is nil).
+func describeLogDirsTopics(parts []*storage.Partition, futures []storage.Future, wanted map[klog.TopicPartition]bool) []kmsg.DescribeLogDirsResponseDirTopic {
+	entries := make([]kmsg.DescribeLogDirsResponseDirTopicPartition, 0, len(parts)+len(futures))
+	names := make([]string, 0, len(parts)+len(futures))
+	add := func(tp klog.TopicPartition, size, lag int64, future bool) {
+		out := kmsg.NewDescribeLogDirsResponseDirTopicPartition()
+		out.Partition, out.Size, out.OffsetLag, out.IsFuture = tp.Partition, size, lag, future
+		entries = append(entries, out)
+		names = append(names, tp.Topic)
+	}
+	for _, p := range parts {
+		add(p.TopicPartition, p.Log.Size(), 0, false)
+	}
+	for _, f := range futures {
+		add(f.TopicPartition, f.Size, f.Lag, true)
+	}
+	order := make([]int, len(entries))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		return cmp.Or(cmp.Compare(names[i], names[j]), cmp.Compare(entries[i].Partition, entries[j].Partition))
 	})
 	var topics []kmsg.DescribeLogDirsResponseDirTopic
-	for _, p := range parts {
-		if len(topics) == 0 || topics[len(topics)-1].Topic != p.Topic {
+	for _, i := range order {
+		if len(topics) == 0 || topics[len(topics)-1].Topic != names[i] {
 			t := kmsg.NewDescribeLogDirsResponseDirTopic()
-			t.Topic = p.Topic
+			t.Topic = names[i]
 			t.Partitions = []kmsg.DescribeLogDirsResponseDirTopicPartition{}
 			topics = append(topics, t)
 		}
-		if wanted != nil && !wanted[p.TopicPartition] {
+		if wanted != nil && !wanted[klog.TopicPartition{Topic: names[i], Partition: entries[i].Partition}] {
 			continue
 		}
-		out := kmsg.NewDescribeLogDirsResponseDirTopicPartition()
-		out.Partition = p.Partition
-		out.Size = p.Log.Size()
 		t := &topics[len(topics)-1]
-		t.Partitions = append(t.Partitions, out)
+		t.Partitions = append(t.Partitions, entries[i])
 	}
 	return topics
 }
