@@ -80,7 +80,10 @@ func (img *Image) registration(node Node) *RegisterBrokerRecord {
 		level := img.features[name]
 		r.Features = append(r.Features, BrokerFeature{Name: name, MinSupportedVersion: level, MaxSupportedVersion: level})
 	}
-	if node.DirectoryID != (UUID{}) {
+	switch {
+	case len(node.LogDirs) > 0:
+		r.LogDirs = slices.Clone(node.LogDirs)
+	case node.DirectoryID != (UUID{}):
 		r.LogDirs = []UUID{node.DirectoryID}
 	}
 	return r

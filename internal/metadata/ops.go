@@ -18,8 +18,14 @@ import (
 type Node struct {
 	ID int32
 	// DirectoryID is the directory.id of the log dir holding partitions;
-	// zero means unknown and is recorded as DirectoryId.UNASSIGNED.
+	// zero means unknown and is recorded as DirectoryId.UNASSIGNED. With
+	// several log dirs it is zero, as Kafka's controller records new
+	// partitions of such a broker UNASSIGNED until the broker says which
+	// dir holds them (AssignReplicasToDirs).
 	DirectoryID UUID
+	// LogDirs are the directory.ids of every log dir, registered with the
+	// broker (RegisterBrokerRecord.LogDirs); empty: DirectoryID alone.
+	LogDirs []UUID
 	// DefaultPartitions (num.partitions) and DefaultReplicationFactor
 	// (default.replication.factor) replace -1 in CreateTopics.
 	DefaultPartitions        int32

@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/karst-broker/karst/internal/metadata"
 )
 
 // AlterReplicaLogDirs moves a partition to the other log dir while a
@@ -107,6 +109,7 @@ func TestAlterReplicaLogDirsWhileProducing(t *testing.T) {
 		t.Fatalf("the old directory is still there: %v", err)
 	}
 	checkAcked(ctx, t, n.Addr("PLAINTEXT").String(), acked)
+	waitFor(t, 10*time.Second, func() bool { return recordedDir(n, "move", 0) == n.dirIDs[b] })
 
 	checkAlterErrors(ctx, t, adm, a)
 
@@ -173,4 +176,18 @@ func checkAlterErrors(ctx context.Context, t *testing.T, adm *kadm.Client, liveD
 			}
 		})
 	}
+}
+
+// recordedDir is the directory the metadata records for this node's
+// replica of the partition.
+func recordedDir(n *Node, topic string, partition int32) metadata.UUID {
+	t, ok := n.store.Image().Topic(topic)
+	if !ok {
+		return metadata.UUID{}
+	}
+	p, ok := t.Partition(partition)
+	if !ok || len(p.Directories) == 0 {
+		return metadata.UUID{}
+	}
+	return p.Directories[0]
 }

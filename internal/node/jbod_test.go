@@ -49,6 +49,19 @@ func TestTwoLogDirsOneFails(t *testing.T) {
 	if want := map[int32]string{0: a, 1: b, 2: a, 3: b}; fmt.Sprint(inDir) != fmt.Sprint(want) {
 		t.Fatalf("partitions placed %v, want %v (fewest partitions first)", inDir, want)
 	}
+	// Recorded in the metadata as Kafka's controller records the broker's
+	// AssignReplicasToDirs, and both dirs registered.
+	waitFor(t, 10*time.Second, func() bool {
+		for p, d := range inDir {
+			if recordedDir(n, "jbod", p) != n.dirIDs[d] {
+				return false
+			}
+		}
+		return true
+	})
+	if reg, ok := n.store.Image().Broker(1); !ok || len(reg.LogDirs) != 2 {
+		t.Fatalf("broker registration %+v, want both log dirs", reg)
+	}
 	for p := int32(0); p < 4; p++ {
 		for i := 0; i < 10; i++ {
 			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "jbod", Partition: p, Value: []byte{byte(i)}}).FirstErr(); err != nil {

@@ -120,7 +120,10 @@ type Node struct {
 	logger      *slog.Logger
 	dataDir     string   // the first log dir, set once the dirs are known to be this node's
 	dataDirs    []string // every log dir
-	metrics     *metrics.Metrics
+	// dirIDs are the log dirs' directory.ids, by path.
+	dirIDs  map[string]metadata.UUID
+	nodeID  int32
+	metrics *metrics.Metrics
 	// observers serve /metrics (and pprof) when configured.
 	observers []*metrics.Listener
 	// unwatch detaches the scrape-time gauges (lag, partitions) and the
@@ -234,6 +237,7 @@ func Start(cfg Config) (n *Node, err error) {
 	go groups.Run(ctx, groupTickInterval)
 	go txns.Run(ctx, txnTickInterval)
 	go n.watchLogDirFailures(ctx, n.dirFailures)
+	go n.recordDirectories(ctx)
 	if err := n.listenObservers(cfg.Settings); err != nil {
 		n.srv.Shutdown(context.Background())
 		return nil, err
@@ -265,7 +269,21 @@ func (n *Node) openStorage(cfg *Config) error {
 	}
 	cfg.ClusterID = metas[0].ClusterID
 	n.clusterID = metas[0].ClusterID
-	directoryID, _ := metadata.ParseUUID(metas[0].DirectoryID)
+	n.nodeID = cfg.NodeID
+	n.dirIDs = map[string]metadata.UUID{}
+	var dirIDs []metadata.UUID
+	for i, dir := range cfg.DataDirs {
+		id, _ := metadata.ParseUUID(metas[i].DirectoryID)
+		n.dirIDs[filepath.Clean(dir)] = id
+		dirIDs = append(dirIDs, id)
+	}
+	// One dir: partitions are recorded in it from their creation. Several:
+	// created UNASSIGNED and assigned once placed, as Kafka's controller
+	// does (see recordDirectories).
+	directoryID := dirIDs[0]
+	if len(dirIDs) > 1 {
+		directoryID = metadata.UUID{}
+	}
 	clean := make([]bool, len(cfg.DataDirs))
 	for i, dir := range cfg.DataDirs {
 		if clean[i], err = consumeCleanShutdownMarker(dir, n.logger); err != nil {
@@ -323,6 +341,7 @@ func (n *Node) openStorage(cfg *Config) error {
 	node := metadata.Node{
 		ID:                       cfg.NodeID,
 		DirectoryID:              directoryID,
+		LogDirs:                  dirIDs,
 		DefaultPartitions:        max(cfg.DefaultPartitions, 1),
 		DefaultReplicationFactor: max(cfg.DefaultReplicationFactor, 1),
 	}
@@ -573,4 +592,31 @@ func (n *Node) MetricsAddr() net.Addr {
 		return nil
 	}
 	return n.observers[0].Addr()
+}
+
+// recordDirectories keeps each partition's directory in the metadata
+// (PartitionRecord/PartitionChangeRecord Directories) the log dir that
+// holds it, as a Kafka broker reports placements and moves to its
+// controller (AssignReplicasToDirs) and the controller records them.
+func (n *Node) recordDirectories(ctx context.Context) {
+	for {
+		recs := n.store.Image().DirectoryChanges(n.nodeID, func(topic string, partition int32) (metadata.UUID, bool) {
+			dir, ok := n.storage.DirectoryOf(topic, partition)
+			if !ok {
+				return metadata.UUID{}, false
+			}
+			id, ok := n.dirIDs[dir]
+			return id, ok
+		})
+		if len(recs) > 0 {
+			if err := n.store.Commit(recs); err != nil {
+				n.logger.Warn("recording the partitions' log dirs in the metadata", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.storage.Placed():
+		}
+	}
 }

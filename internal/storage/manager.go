@@ -57,6 +57,10 @@ type Manager struct {
 	// (AlterReplicaLogDirs); guarded by mu.
 	moves map[klog.TopicPartition]*move
 
+	// placed is signalled when partitions were opened in a dir or moved
+	// to another, for the broker to record where (see Placed).
+	placed chan struct{}
+
 	// recoveryThreads bounds the partitions opened or closed at once
 	// (num.recovery.threads.per.data.dir).
 	recoveryThreads atomic.Int32
@@ -80,7 +84,8 @@ func OpenDirs(dirs []string, configFor ConfigFunc, failures *klog.LogDirFailureC
 	if len(dirs) == 0 {
 		return nil, errors.New("no log dirs")
 	}
-	m := &Manager{logger: logger, configFor: configFor, failures: failures, moves: map[klog.TopicPartition]*move{}}
+	m := &Manager{logger: logger, configFor: configFor, failures: failures, moves: map[klog.TopicPartition]*move{},
+		placed: make(chan struct{}, 1)}
 	m.recoveryThreads.Store(defaultRecoveryThreads)
 	for _, path := range dirs {
 		d, err := m.openLogDir(filepath.Clean(path))
@@ -192,6 +197,7 @@ func (m *Manager) Reconcile(want []Spec) error {
 		switch {
 		case p != nil:
 			next[p.TopicPartition] = p
+			m.signalPlaced()
 		case errs[i] != nil && !errors.Is(errs[i], errNotThisTopic):
 			m.failDir(homes[i], toOpen[i].TopicPartition, errs[i])
 			offline[toOpen[i].TopicPartition] = homes[i].path
@@ -209,6 +215,27 @@ func (m *Manager) Reconcile(want []Spec) error {
 		m.deletePartition(p)
 	}
 	return errors.Join(append(append(errs, strayErrs...), placeErrs...)...)
+}
+
+// Placed is signalled (coalesced) after partitions were opened in a log
+// dir or moved to another: the broker then records their directories in
+// the metadata, as a Kafka broker reports them (AssignReplicasToDirs).
+func (m *Manager) Placed() <-chan struct{} { return m.placed }
+
+func (m *Manager) signalPlaced() {
+	select {
+	case m.placed <- struct{}{}:
+	default:
+	}
+}
+
+// DirectoryOf is the log dir holding the open partition.
+func (m *Manager) DirectoryOf(topic string, partition int32) (string, bool) {
+	p, ok := m.Get(topic, partition)
+	if !ok {
+		return "", false
+	}
+	return p.Dir, true
 }
 
 // failDir reports that d failed while opening tp, in Kafka's words.

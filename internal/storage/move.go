@@ -274,6 +274,7 @@ func (m *Manager) swapLocked(mv *move) error {
 	}
 	next[tp] = &Partition{TopicPartition: tp, TopicID: mv.from.TopicID, Log: l, Dir: mv.dest.path}
 	m.parts.Store(&next)
+	m.signalPlaced()
 	m.logger.Info("moved a partition to another log dir", "partition", tp.String(), "from", mv.from.Dir, "to", mv.dest.path,
 		"log_end_offset", l.LogEndOffset())
 	return nil
