@@ -249,3 +249,70 @@ func checkDescribeLogDirs(ctx context.Context, t *testing.T, adm *kadm.Client, l
 		t.Fatalf("DescribeLogDirs of the live dir: err %v, total %d, partitions %v", d.Err, d.TotalBytes, d.Topics["jbod"])
 	}
 }
+
+// A dir that fails while the broker starts (here its
+// recovery-point-offset-checkpoint is garbage) is taken offline alone:
+// the broker starts, that dir's partitions answer KAFKA_STORAGE_ERROR and
+// the other dir's serve, as Kafka goes on with its live log dirs.
+func TestOneOfTwoLogDirsFailsAtStart(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	n, cl := startOnDirs(t, newErrorMessages(), a, b)
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 2, 1, nil, "jbod"); err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < 2; p++ {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "jbod", Partition: p, Value: []byte("v")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl.Close()
+	if err := n.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b, klog.RecoveryPointCheckpointFile), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs := newErrorMessages()
+	n, cl = startOnDirs(t, logs, a, b)
+	if !n.storage.DirOffline(b) || n.storage.DirOffline(a) {
+		t.Fatalf("offline: a %v, b %v; want b alone", n.storage.DirOffline(a), n.storage.DirOffline(b))
+	}
+	codes := listOffsetsCodes(ctx, t, cl, "jbod", 2)
+	if codes[0] != 0 || codes[1] != kerr.KafkaStorageError.Code {
+		t.Fatalf("ListOffsets error codes %v, want jbod-0 served and jbod-1 KAFKA_STORAGE_ERROR", codes)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "jbod", Partition: 0, Value: []byte("w")}).FirstErr(); err != nil {
+		t.Fatalf("producing to the live dir: %v", err)
+	}
+	if !slices.ContainsFunc(logs.all(), func(m string) bool { return strings.HasPrefix(m, "Error while reading checkpoint file ") }) {
+		t.Fatalf("no ERROR naming the checkpoint: %q", logs.all())
+	}
+}
+
+// listOffsetsCodes asks the broker itself for the latest offsets of the
+// first n partitions and returns their error codes.
+func listOffsetsCodes(ctx context.Context, t *testing.T, cl *kgo.Client, topic string, n int32) map[int32]int16 {
+	t.Helper()
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	for p := int32(0); p < n; p++ {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = p, -1, -1
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := cl.Broker(1).Request(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := map[int32]int16{}
+	for _, pr := range resp.(*kmsg.ListOffsetsResponse).Topics[0].Partitions {
+		codes[pr.Partition] = pr.ErrorCode
+	}
+	return codes
+}
