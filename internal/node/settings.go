@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		Settings:                 b,
 	}
 	cfg.DataDirs = b.LogDirs()
-	if meta := b.MetadataLogDir(); meta != cfg.DataDirs[0] {
+	if meta := b.MetadataLogDir(); filepath.Clean(meta) != filepath.Clean(cfg.DataDirs[0]) {
 		return cfg, fmt.Errorf("metadata.log.dir %s: Karst keeps the metadata log in the first of log.dirs (%s)", meta, cfg.DataDirs[0])
 	}
 	cfg.DataDir = cfg.DataDirs[0]
