@@ -2,13 +2,20 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // maxProblems bounds what one check reports.
 const maxProblems = 50
+
+// readStallLimit is how long a read may go without a new record before it
+// counts as stuck (a transaction left open holds read_committed back for
+// ever); a slow machine reading a long log keeps making progress.
+const readStallLimit = time.Minute
 
 // read reads each partition in from, from its offset up to its end in ends,
 // with read_committed, keeping control records so that the last offset is
@@ -46,13 +53,19 @@ func (v *killVerifier) read(ctx context.Context, from, ends map[topicPartition]i
 	}
 	found := map[topicPartition]map[int64]bool{}
 	visible := map[txnKey]map[recordID]int64{}
+	lastProgress := time.Now()
 	for len(next) > 0 {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			report("read stopped with these partitions short of their end (next offset): %v", next)
+		pollCtx, cancelPoll := context.WithTimeout(ctx, readStallLimit)
+		fetches := cl.PollFetches(pollCtx)
+		cancelPoll()
+		if ctx.Err() != nil || time.Since(lastProgress) >= readStallLimit {
+			report("read stopped with these partitions short of their end (next offset): %v (%s without a new record)", next, time.Since(lastProgress).Round(time.Second))
 			break
 		}
 		fetches.EachError(func(topic string, partition int32, err error) {
+			if pollCtx.Err() != nil && errors.Is(err, pollCtx.Err()) {
+				return // the poll's own deadline: judged by the stall limit
+			}
 			report("fetching %s-%d: %v", topic, partition, err)
 		})
 		fetches.EachRecord(func(r *kgo.Record) {
@@ -61,6 +74,7 @@ func (v *killVerifier) read(ctx context.Context, from, ends map[topicPartition]i
 			if !reading || r.Offset >= ends[tp] {
 				return
 			}
+			lastProgress = time.Now()
 			if r.Offset < want {
 				report("%s-%d: offset %d read after %d", tp.topic, tp.partition, r.Offset, want-1)
 			}

@@ -124,8 +124,14 @@ func TestKillCyclesLoseNoAcknowledgedRecord(t *testing.T) {
 		stats.ready = append(stats.ready, time.Since(began))
 		cancel()
 
-		ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
 		full := (int(cycle)+1)%fullEvery == 0 || int(cycle) == cycles-1 || time.Now().After(stopAt)
+		// A full check rereads the whole log, which grows with the run:
+		// it is bounded by the read's stall limit more than by this.
+		checkFor := 2 * time.Minute
+		if full {
+			checkFor = 30 * time.Minute
+		}
+		ctx, cancel = context.WithTimeout(context.Background(), checkFor)
 		problems := verifier.check(ctx, full)
 		cancel()
 		if len(problems) > 0 {
