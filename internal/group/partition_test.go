@@ -1,6 +1,10 @@
 package group
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/karst-broker/karst/internal/javahash"
+)
 
 // TestPartitionForMatchesJava: the expected values were printed by Java
 // (String.hashCode, Utils.abs, % 50).
@@ -17,7 +21,7 @@ func TestPartitionForMatchesJava(t *testing.T) {
 		{"my-group-7", 1806687560, 10},
 	}
 	for _, c := range cases {
-		if got := javaStringHash(c.s); got != c.hash {
+		if got := javahash.String(c.s); got != c.hash {
 			t.Errorf("hash(%q) = %d, want %d", c.s, got, c.hash)
 		}
 		if got := PartitionFor(c.s, 50); got != c.p50 {

@@ -217,7 +217,7 @@ func transactionalBatch(records []byte) bool {
 // version 2 is in force (KIP-890 part 2); the error, mapped to what
 // Produce answers, applies to every transactional batch of the request.
 func (b *Broker) addTransactionPartitions(ctx context.Context, version int16, req *kmsg.ProduceRequest, img *metadata.Image) error {
-	if version < 12 || req.TransactionID == nil || b.txns() == nil || !transactionVersion2() {
+	if version < 12 || req.TransactionID == nil || b.txns() == nil || !b.transactionVersion2() {
 		return nil
 	}
 	var tps []txn.TopicPartition

@@ -42,7 +42,7 @@ func (b *Broker) handleAPIVersions(_ context.Context, r *Request) Outcome {
 	resp := APIVersionsResponse(r.Version(), 0)
 	if r.Version() >= 3 {
 		r.Conn.SetClientSoftware(req.ClientSoftwareName, req.ClientSoftwareVersion)
-		addFeatures(resp, r.Version())
+		b.addFeatures(resp, r.Version())
 	}
 	return Ready(resp)
 }

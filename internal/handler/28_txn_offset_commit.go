@@ -84,7 +84,7 @@ func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome 
 	if len(tc.Offsets) == 0 {
 		return Ready(resp)
 	}
-	if v >= 5 && transactionVersion2() && b.txns() != nil {
+	if v >= 5 && b.transactionVersion2() && b.txns() != nil {
 		// Transaction version 2 clients skip AddOffsetsToTxn: the commit
 		// adds the group's partition to the transaction itself.
 		tp := txn.TopicPartition{Topic: metadata.ConsumerOffsetsTopic, Partition: b.offsetsPartitionFor(req.Group)}

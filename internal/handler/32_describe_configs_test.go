@@ -114,8 +114,10 @@ func TestDescribeBrokerConfigs(t *testing.T) {
 		t.Fatalf("log.retention.ms %+v", ret)
 	}
 
+	// The cluster defaults: the one set here and the min.insync.replicas
+	// that bootstrapping with eligible leader replicas writes, as Kafka 4.4.
 	r = describeConfigs(f, 3, true, false, kmsg.ConfigResourceTypeBroker, "")
-	if r.ErrorCode != 0 || len(r.Configs) != 1 || r.Configs[0].Name != "log.retention.ms" {
+	if r.ErrorCode != 0 || len(r.Configs) != 2 || r.Configs[0].Name != "log.retention.ms" || r.Configs[1].Name != "min.insync.replicas" || *r.Configs[1].Value != "1" {
 		t.Fatalf("cluster defaults %+v", r.Configs)
 	}
 }

@@ -128,7 +128,7 @@ func strp(s string) *string { return &s }
 func (f *adminFixture) bumpLeaderEpoch(topic string, partition int32) {
 	f.t.Helper()
 	tp, _ := f.store.Image().Topic(topic)
-	change := metadata.NewPartitionChangeRecord(tp.ID, partition)
+	change := metadata.NewPartitionChangeRecord(metadata.MaxMetadataVersion, tp.ID, partition)
 	change.Leader = 1
 	if err := f.store.Commit([]metadata.Record{change}); err != nil {
 		f.t.Fatal(err)

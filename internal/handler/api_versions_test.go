@@ -15,7 +15,7 @@ func apiVersions(t *testing.T, v int16, name, version string) (*kmsg.ApiVersions
 	req.SetVersion(v)
 	req.ClientSoftwareName, req.ClientSoftwareVersion = name, version
 	conn := &Conn{}
-	b := NewBroker(Options{})
+	b := NewBroker(Options{Metadata: newFeatureStore(t)})
 	out := b.Handle(context.Background(), Lookup(18), &Request{Header: wireHeader(18, v), Body: req, Conn: conn})
 	return out.Response.(*kmsg.ApiVersionsResponse), conn
 }
@@ -32,9 +32,9 @@ func TestAPIVersionsRemembersClientSoftware(t *testing.T) {
 	for _, f := range resp.FinalizedFeatures {
 		finalized[f.Name] = f.MaxVersionLevel
 	}
-	want := map[string]int16{"metadata.version": 27, "transaction.version": 2, "group.version": 1}
+	want := map[string]int16{"metadata.version": 33, "transaction.version": 2, "group.version": 1, "eligible.leader.replicas.version": 1}
 	if !maps.Equal(finalized, want) {
-		t.Fatalf("finalized features %v, want %v (Kafka 4.1's)", finalized, want)
+		t.Fatalf("finalized features %v, want %v (Kafka 4.4's without share and streams)", finalized, want)
 	}
 }
 
@@ -66,7 +66,7 @@ func TestAPIVersionsV3LeavesOutFeaturesFromLevelZero(t *testing.T) {
 		want    map[string]int16
 	}{
 		{3, map[string]int16{"metadata.version": 7}},
-		{4, map[string]int16{"metadata.version": 7, "group.version": 0, "transaction.version": 0}},
+		{4, map[string]int16{"metadata.version": 7, "group.version": 0, "transaction.version": 0, "kraft.version": 0, "eligible.leader.replicas.version": 0}},
 	} {
 		resp, _ := apiVersions(t, c.version, "apache-kafka-java", "3.7.2")
 		got := map[string]int16{}
@@ -76,8 +76,8 @@ func TestAPIVersionsV3LeavesOutFeaturesFromLevelZero(t *testing.T) {
 		if !maps.Equal(got, c.want) {
 			t.Errorf("v%d: supported features (name: min) %v, want %v", c.version, got, c.want)
 		}
-		if len(resp.FinalizedFeatures) != 3 {
-			t.Errorf("v%d: %d finalized features, want all 3", c.version, len(resp.FinalizedFeatures))
+		if len(resp.FinalizedFeatures) != 4 {
+			t.Errorf("v%d: %d finalized features, want all 4", c.version, len(resp.FinalizedFeatures))
 		}
 	}
 }

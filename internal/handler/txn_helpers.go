@@ -42,18 +42,3 @@ func (b *Broker) offsetsPartitionFor(groupID string) int32 {
 	}
 	return group.PartitionFor(groupID, n)
 }
-
-// transactionVersion2 reports whether ApiVersions finalizes
-// transaction.version at 2 or more (features.go): only then do
-// transactional Produce v12+ requests add their partitions to the
-// transaction, since clients that do not use KIP-890 part 2 may still
-// send v12 and must keep the AddPartitionsToTxn check (a late write of a
-// finished transaction must not open a new one).
-func transactionVersion2() bool {
-	for _, f := range features {
-		if f.name == "transaction.version" {
-			return f.finalized >= 2
-		}
-	}
-	return false
-}

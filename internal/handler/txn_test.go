@@ -2,7 +2,6 @@ package handler
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -388,20 +387,23 @@ func TestProduceVerifiesTheTransaction(t *testing.T) {
 	}
 }
 
-// withTransactionVersion finalizes transaction.version at level for a
-// test (Karst finalizes 2, as Kafka 4.1 does; 0 is a pre-KIP-890 cluster).
-func withTransactionVersion(t *testing.T, level int16) {
-	saved := features
-	features = slices.DeleteFunc(slices.Clone(features), func(f feature) bool { return f.name == "transaction.version" })
-	features = append(features, feature{name: "transaction.version", minLevel: 0, maxLevel: 2, finalized: level})
-	t.Cleanup(func() { features = saved })
+// setTransactionVersion finalizes transaction.version at level in the
+// fixture's metadata, as `kafka-features downgrade` would (Karst bootstraps
+// 2, as Kafka 4.4 does; 0 is a pre-KIP-890 cluster).
+func (f *txnFixture) setTransactionVersion(level int16) {
+	f.t.Helper()
+	u := metadata.FeatureUpdate{Name: metadata.FeatureTransaction, Level: level, Type: metadata.SafeDowngrade}
+	if level >= f.store.Image().FeatureLevel(metadata.FeatureTransaction) {
+		u.Type = metadata.UpgradeOnly
+	}
+	if err := f.store.UpdateFeatures([]metadata.FeatureUpdate{u}, false); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
-func withTransactionVersion2(t *testing.T) { withTransactionVersion(t, 2) }
-
 func TestProduceV12WithoutTransactionVersion2NeedsAddPartitions(t *testing.T) {
-	withTransactionVersion(t, 0)
 	f := newTxnFixture(t)
+	f.setTransactionVersion(0)
 	f.createTopic("t", 1, nil)
 	init := f.initTxn("tx", 5)
 	id := "tx"
@@ -412,8 +414,8 @@ func TestProduceV12WithoutTransactionVersion2NeedsAddPartitions(t *testing.T) {
 }
 
 func TestProduceV12AddsThePartition(t *testing.T) {
-	withTransactionVersion2(t)
 	f := newTxnFixture(t)
+	f.setTransactionVersion(2)
 	f.createTopic("t", 2, nil)
 	init := f.initTxn("tx", 5)
 	pid, epoch := init.ProducerID, init.ProducerEpoch

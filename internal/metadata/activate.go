@@ -42,7 +42,7 @@ func (img *Image) ActivationRecords(node Node) []Record {
 			if p == nil || p.Leader == node.ID || !slices.Contains(p.Replicas, node.ID) || !mayLead(p, node.ID) {
 				continue
 			}
-			c := NewPartitionChangeRecord(t.ID, p.ID)
+			c := NewPartitionChangeRecord(img.MetadataVersion(), t.ID, p.ID)
 			c.Leader = node.ID
 			if !slices.Contains(p.ISR, node.ID) {
 				c.ISR = append(slices.Clone(p.ISR), node.ID)
@@ -70,7 +70,7 @@ func mayLead(p *Partition, id int32) bool {
 // keeps no listeners here: clients learn them from Karst's config.
 func (img *Image) registration(node Node) *RegisterBrokerRecord {
 	r := &RegisterBrokerRecord{
-		Version:       RegisterBrokerRecordVersion,
+		Version:       recordVersionsAt(img.MetadataVersion()).registerBroker,
 		BrokerID:      node.ID,
 		IncarnationID: RandomUUID(),
 		BrokerEpoch:   SingleNodeBrokerEpoch,

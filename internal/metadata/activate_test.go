@@ -19,7 +19,7 @@ func TestOpenStoreTakesOverKafkaLog(t *testing.T) {
 		&PartitionRecord{Version: 2, PartitionID: 0, TopicID: topic, Replicas: []int32{1}, ISR: []int32{1}, Leader: 1},
 		&PartitionRecord{Version: 2, PartitionID: 1, TopicID: topic, Replicas: []int32{1}, ISR: []int32{1}, Leader: 1})
 	shut := func(p int32) Record {
-		c := NewPartitionChangeRecord(topic, p)
+		c := NewPartitionChangeRecord(MaxMetadataVersion, topic, p)
 		c.Leader, c.ISR, c.EligibleLeaderReplicas, c.LastKnownELR = -1, []int32{}, []int32{1}, []int32{1}
 		return c
 	}

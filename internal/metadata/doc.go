@@ -25,18 +25,24 @@
 //   - Store (store.go): the image behind an atomic pointer (readers never
 //     lock) and a mutex for writers, over a RecordLog the caller provides.
 //     Loading resolves metadata transactions (Begin/End/Abort) as Kafka's
-//     loader does and refuses a metadata.version above 4.1-IV1.
+//     loader does and refuses a metadata.version outside 3.3-IV3..4.4-IV2.
+//   - Features (features.go, feature_ops.go): the supported ranges, the
+//     bootstrap levels and UpdateFeatures as Kafka's FeatureControlManager
+//     validates it.
 //   - Snapshots (snapshot.go): Image.Records writes an image back as
 //     records in MetadataImage.write order; BuildSnapshot lays them out as
-//     a Kafka snapshot file; BootstrapCheckpoint builds bootstrap.checkpoint.
+//     a Kafka snapshot file; BootstrapSnapshot builds the bootstrap snapshot
+//     `kafka-storage format` writes (00000000000000000000-0000000000.checkpoint).
 //   - quorum-state (quorum_state.go): Kafka's raft election state file.
 //
 // # Record versions
 //
-// Karst writes what Kafka 4.1 writes at metadata.version 4.1-IV1 (feature
-// level 27): PartitionRecord v2, PartitionChangeRecord v2,
-// RegisterBrokerRecord v3, BrokerRegistrationChangeRecord v2, all others v0.
-// Control record values are v0 (ControlRecordUtils.*_CURRENT_VERSION).
+// Karst reads every record version Kafka 4.4.0 defines, and writes what
+// Kafka writes at the log's metadata.version (metadata_version.go): at
+// 4.4-IV2 (feature level 33) PartitionRecord v2, PartitionChangeRecord v2,
+// RegisterBrokerRecord v4, all others v0; a log Kafka 4.1 formatted (level
+// 27) gets RegisterBrokerRecord v3, which 4.1 reads. Control record values
+// are v0 (ControlRecordUtils.*_CURRENT_VERSION).
 //
 // # What Kafka 4.1 needs to start on a directory Karst wrote
 //

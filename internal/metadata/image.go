@@ -69,6 +69,7 @@ type Broker struct {
 	Fenced               bool
 	InControlledShutdown bool
 	LogDirs              []UUID
+	CordonedLogDirs      []UUID // nil until the broker reports them (v4+)
 }
 
 // EmptyImage is the image of an empty log.

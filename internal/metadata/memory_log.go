@@ -29,3 +29,10 @@ func (m *MemoryLog) ReadAll(fn func([]byte) error) error {
 	}
 	return nil
 }
+
+// LastOffset is the index of the last record kept, -1 when empty.
+func (m *MemoryLog) LastOffset() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return int64(len(m.records)) - 1
+}

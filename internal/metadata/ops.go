@@ -211,7 +211,7 @@ func (img *Image) CreateTopic(node Node, req CreateTopicRequest) ([]Record, UUID
 	records = append(records, &TopicRecord{Name: name, TopicID: id})
 	records = append(records, configRecords...)
 	for p := range parts {
-		records = append(records, node.newPartitionRecord(id, p))
+		records = append(records, node.newPartitionRecord(img.MetadataVersion(), id, p))
 	}
 	return records, id, nil
 }
@@ -265,13 +265,13 @@ func validateAssignment(node Node, replicas []int32, partition int32) *Error {
 	return nil
 }
 
-func (node Node) newPartitionRecord(topicID UUID, partition int32) *PartitionRecord {
+func (node Node) newPartitionRecord(mv int16, topicID UUID, partition int32) *PartitionRecord {
 	dir := node.DirectoryID
 	if dir.IsZero() {
 		dir = MetadataTopicID // DirectoryId.UNASSIGNED
 	}
 	return &PartitionRecord{
-		Version:          PartitionRecordVersion,
+		Version:          recordVersionsAt(mv).partition,
 		PartitionID:      partition,
 		TopicID:          topicID,
 		Replicas:         []int32{node.ID},
@@ -349,7 +349,7 @@ func (img *Image) CreatePartitions(node Node, name string, count int32, assignme
 	}
 	records := make([]Record, 0, additional)
 	for p := have; p < count; p++ {
-		records = append(records, node.newPartitionRecord(t.ID, p))
+		records = append(records, node.newPartitionRecord(img.MetadataVersion(), t.ID, p))
 	}
 	return records, nil
 }

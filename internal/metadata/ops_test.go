@@ -56,7 +56,7 @@ func TestValidateTopicName(t *testing.T) {
 }
 
 func TestCreateTopic(t *testing.T) {
-	img := EmptyImage()
+	img := mustReplay(t, EmptyImage(), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MaxMetadataVersion})
 	recs, id, err := img.CreateTopic(testNode, CreateTopicRequest{Name: "t", NumPartitions: -1, ReplicationFactor: -1,
 		Configs: map[string]*string{"retention.ms": strp("5"), "cleanup.policy": strp("compact")}})
 	if err != nil {
@@ -76,9 +76,9 @@ func TestCreateTopic(t *testing.T) {
 	if !id.acceptable() {
 		t.Fatalf("topic id %s", id)
 	}
-	img = mustReplay(t, img, recs...)
-	top := mustTopic(t, img, "t")
-	if top.ID != id || len(top.Partitions) != 3 || img.TopicConfigs("t")["retention.ms"] != "5" {
+	img2 := mustReplay(t, img, recs...)
+	top := mustTopic(t, img2, "t")
+	if top.ID != id || len(top.Partitions) != 3 || img2.TopicConfigs("t")["retention.ms"] != "5" {
 		t.Fatalf("topic %+v", top)
 	}
 	for _, r := range recs[3:] {
@@ -91,6 +91,32 @@ func TestCreateTopic(t *testing.T) {
 	recs, _, _ = img.CreateTopic(Node{ID: 4, DefaultPartitions: 1, DefaultReplicationFactor: 1}, CreateTopicRequest{Name: "u", NumPartitions: -1, ReplicationFactor: -1})
 	if p := recs[1].(*PartitionRecord); p.Directories[0] != MetadataTopicID || p.Replicas[0] != 4 {
 		t.Fatalf("partition record %+v", p)
+	}
+}
+
+// A log kept at an older metadata.version gets the record versions Kafka
+// writes at that level, so the Kafka release that formatted it reads them.
+func TestPartitionRecordVersionFollowsMetadataVersion(t *testing.T) {
+	for mv, want := range map[int16]int16{7: 0, 16: 0, 17: 1, 22: 1, 23: 2, 27: 2, 33: 2} {
+		img := mustReplay(t, EmptyImage(), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: mv})
+		recs, _, err := img.CreateTopic(testNode, CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := recs[1].(*PartitionRecord)
+		if p.Version != want {
+			t.Errorf("metadata.version %d: PartitionRecord v%d, want v%d", mv, p.Version, want)
+		}
+		dec, err := Decode(Encode(p))
+		if err != nil || dec.(*PartitionRecord).PartitionID != 0 {
+			t.Errorf("metadata.version %d: %v", mv, err)
+		}
+	}
+	for mv, want := range map[int16]int16{7: 1, 8: 2, 17: 3, 27: 3, 29: 3, 30: 4, 33: 4} {
+		img := mustReplay(t, EmptyImage(), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: mv})
+		if r := img.registration(testNode); r.Version != want {
+			t.Errorf("metadata.version %d: RegisterBrokerRecord v%d, want v%d", mv, r.Version, want)
+		}
 	}
 }
 
@@ -310,4 +336,23 @@ func TestAllocateProducerIDs(t *testing.T) {
 	full := mustReplay(t, img, &ProducerIDsRecord{NextProducerID: 1<<63 - 10})
 	_, _, err = full.AllocateProducerIDs(1, 5)
 	wantCode(t, err, kerr.UnknownServerError, "Exhausted")
+}
+
+// The order Java iterates a HashMap of these names in (printed by a
+// HashMap<String, Short> filled in this order).
+func TestJavaHashMapOrder(t *testing.T) {
+	names := []string{"transaction.version", "nope", "group.version", "metadata.version", "eligible.leader.replicas.version",
+		"kraft.version", "share.version", "streams.version", "zzz"}
+	var updates []FeatureUpdate
+	for _, n := range names {
+		updates = append(updates, FeatureUpdate{Name: n})
+	}
+	var got []string
+	for _, u := range javaHashMapOrder(updates) {
+		got = append(got, u.Name)
+	}
+	want := "group.version,nope,kraft.version,metadata.version,share.version,streams.version,transaction.version,zzz,eligible.leader.replicas.version"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("order %s, want %s", strings.Join(got, ","), want)
+	}
 }

@@ -24,16 +24,6 @@ const (
 	KeyAbortTransaction         int16 = 25
 )
 
-// The versions Kafka 4.1 writes at metadata.version 4.1-IV1 (ELR and
-// directory assignment supported, no cordoned log dirs yet). Every other
-// record Karst writes is at version 0.
-const (
-	PartitionRecordVersion                = 2
-	PartitionChangeRecordVersion          = 2
-	RegisterBrokerRecordVersion           = 3
-	BrokerRegistrationChangeRecordVersion = 2
-)
-
 // frameVersion is the version of the envelope AbstractApiMessageSerde puts
 // around every metadata record.
 const frameVersion = 1
@@ -48,9 +38,10 @@ type Record interface {
 	readBody(r *reader)
 }
 
-// maxVersion is the highest version this package can read per key.
+// maxVersion is the highest version this package can read per key: every
+// version kafka-metadata 4.4.0 defines (common/metadata/*.json).
 var maxVersion = map[int16]int16{
-	KeyRegisterBroker:           3,
+	KeyRegisterBroker:           4,
 	KeyUnregisterBroker:         0,
 	KeyTopic:                    0,
 	KeyPartition:                2,
@@ -59,7 +50,7 @@ var maxVersion = map[int16]int16{
 	KeyRemoveTopic:              0,
 	KeyFeatureLevel:             0,
 	KeyProducerIDs:              0,
-	KeyBrokerRegistrationChange: 2,
+	KeyBrokerRegistrationChange: 3,
 	KeyNoOp:                     0,
 	KeyZkMigrationState:         0,
 	KeyBeginTransaction:         0,

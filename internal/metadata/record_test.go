@@ -62,7 +62,7 @@ func goldenRecords() []golden {
 		{"PartitionChangeRecord v2", &PartitionChangeRecord{Version: 2, PartitionID: 3, TopicID: tid,
 			ISR: []int32{1, 2}, Leader: 2, LeaderRecoveryState: noRecoveryChange, Directories: []UUID{did}},
 			"01 05 02  00000003 T  03  00 09 03 00000001 00000002  01 04 00000002  08 11 02 D"},
-		{"PartitionChangeRecord nothing", NewPartitionChangeRecord(tid, 0),
+		{"PartitionChangeRecord nothing", NewPartitionChangeRecord(MaxMetadataVersion, tid, 0),
 			"01 05 02  00000000 T  00"},
 		{"RemoveTopicRecord", &RemoveTopicRecord{TopicID: tid},
 			"01 09 00  T  00"},
@@ -214,4 +214,45 @@ func TestUUID(t *testing.T) {
 	if (UUID{0xf8}).acceptable() {
 		t.Fatal("uuid rendering with a leading '-' accepted")
 	}
+}
+
+// Records Apache Kafka 4.4.0 wrote at metadata.version 4.4-IV2 when a fresh
+// single node started (taken from its __cluster_metadata-0 log): the
+// registration at v4 with cordoned dirs not yet reported (null), and the
+// v3 change that then reports none cordoned (an empty array).
+func TestDecodeKafka44BrokerRecords(t *testing.T) {
+	register := mustHex(t, "01000400000001007e0e4b479c014831bcb0ca744c1b5ab90000000000000010020a504c41494e544558540a3132372e302e302e31990900000008116d657461646174612e76657273696f6e000700210021656c696769626c652e6c65616465722e7265706c696361732e76657273696f6e0000000100147472616e73616374696f6e2e76657273696f6e00000002001073747265616d732e76657273696f6e00000001000e67726f75702e76657273696f6e00000001000e6b726166742e76657273696f6e00000001000e73686172652e76657273696f6e000000020000010001001102895d977208dd230a64004e55e0f50e44")
+	rec, err := Decode(register)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := rec.(*RegisterBrokerRecord)
+	if rb.Version != 4 || rb.BrokerEpoch != 16 || len(rb.Features) != 7 || rb.Features[0] != (BrokerFeature{FeatureMetadataVersion, 7, 33}) ||
+		rb.CordonedLogDirs != nil || len(rb.LogDirs) != 1 || !rb.Fenced {
+		t.Fatalf("RegisterBrokerRecord %+v", rb)
+	}
+	if got := Encode(rb); !bytes.Equal(got, register) {
+		t.Fatalf("re-encoded\n%x\nwant\n%x", got, register)
+	}
+	change := mustHex(t, "01110300000001000000000000001001030101")
+	rec, err = Decode(change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.(*BrokerRegistrationChangeRecord)
+	if c.Version != 3 || c.BrokerEpoch != 16 || c.CordonedLogDirs == nil || len(c.CordonedLogDirs) != 0 || c.Fenced != BrokerFenceUnchanged {
+		t.Fatalf("BrokerRegistrationChangeRecord %+v", c)
+	}
+	if got := Encode(c); !bytes.Equal(got, change) {
+		t.Fatalf("re-encoded %x, want %x", got, change)
+	}
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

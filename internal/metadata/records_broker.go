@@ -18,9 +18,9 @@ type BrokerFeature struct {
 	MaxSupportedVersion int16
 }
 
-// RegisterBrokerRecord registers a broker incarnation (v0-3):
+// RegisterBrokerRecord registers a broker incarnation (v0-4):
 // InControlledShutdown from v1, IsMigratingZkBroker from v2, LogDirs
-// (tag 0) from v3.
+// (tag 0) from v3, CordonedLogDirs (tag 1, nullable) from v4 (KIP-1066).
 type RegisterBrokerRecord struct {
 	Version              int16
 	BrokerID             int32
@@ -33,6 +33,7 @@ type RegisterBrokerRecord struct {
 	Fenced               bool
 	InControlledShutdown bool
 	LogDirs              []UUID
+	CordonedLogDirs      []UUID // nil: not yet reported
 }
 
 func (rb *RegisterBrokerRecord) APIKey() int16        { return KeyRegisterBroker }
@@ -68,6 +69,9 @@ func (rb *RegisterBrokerRecord) appendBody(b []byte) []byte {
 	var tags []taggedField
 	if rb.Version >= 3 && len(rb.LogDirs) > 0 {
 		tags = append(tags, taggedField{0, appendCompactUUIDs(nil, rb.LogDirs)})
+	}
+	if rb.Version >= 4 && rb.CordonedLogDirs != nil {
+		tags = append(tags, taggedField{1, appendCompactUUIDs(nil, rb.CordonedLogDirs)})
 	}
 	return appendTagged(b, tags)
 }
@@ -111,10 +115,14 @@ func (rb *RegisterBrokerRecord) readBody(r *reader) {
 		rb.InControlledShutdown = r.bool()
 	}
 	r.tagged(func(tag uint32, fr *reader) bool {
-		if tag != 0 || rb.Version < 3 {
+		switch {
+		case tag == 0 && rb.Version >= 3:
+			rb.LogDirs = fr.compactUUIDs(false)
+		case tag == 1 && rb.Version >= 4:
+			rb.CordonedLogDirs = fr.compactUUIDs(true)
+		default:
 			return false
 		}
-		rb.LogDirs = fr.compactUUIDs(false)
 		return true
 	})
 }
@@ -126,8 +134,9 @@ const (
 	BrokerFenced         int8 = 1
 )
 
-// BrokerRegistrationChangeRecord changes a registered broker (v0-2): Fenced
-// (tag 0), InControlledShutdown (tag 1, v1+), LogDirs (tag 2, v2+).
+// BrokerRegistrationChangeRecord changes a registered broker (v0-3): Fenced
+// (tag 0), InControlledShutdown (tag 1, v1+), LogDirs (tag 2, v2+),
+// CordonedLogDirs (tag 3, v3+, nil = unchanged).
 type BrokerRegistrationChangeRecord struct {
 	Version              int16
 	BrokerID             int32
@@ -135,6 +144,7 @@ type BrokerRegistrationChangeRecord struct {
 	Fenced               int8
 	InControlledShutdown int8
 	LogDirs              []UUID
+	CordonedLogDirs      []UUID
 }
 
 func (c *BrokerRegistrationChangeRecord) APIKey() int16        { return KeyBrokerRegistrationChange }
@@ -153,6 +163,9 @@ func (c *BrokerRegistrationChangeRecord) appendBody(b []byte) []byte {
 	if c.Version >= 2 && len(c.LogDirs) > 0 {
 		tags = append(tags, taggedField{2, appendCompactUUIDs(nil, c.LogDirs)})
 	}
+	if c.Version >= 3 && c.CordonedLogDirs != nil {
+		tags = append(tags, taggedField{3, appendCompactUUIDs(nil, c.CordonedLogDirs)})
+	}
 	return appendTagged(b, tags)
 }
 
@@ -167,6 +180,8 @@ func (c *BrokerRegistrationChangeRecord) readBody(r *reader) {
 			c.InControlledShutdown = fr.int8()
 		case tag == 2 && c.Version >= 2:
 			c.LogDirs = fr.compactUUIDs(false)
+		case tag == 3 && c.Version >= 3:
+			c.CordonedLogDirs = fr.compactUUIDs(true)
 		default:
 			return false
 		}

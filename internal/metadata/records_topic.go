@@ -153,10 +153,10 @@ type PartitionChangeRecord struct {
 }
 
 // NewPartitionChangeRecord returns a change of nothing at the version
-// Kafka 4.1 writes.
-func NewPartitionChangeRecord(topicID UUID, partition int32) *PartitionChangeRecord {
+// Kafka writes at metadata.version mv.
+func NewPartitionChangeRecord(mv int16, topicID UUID, partition int32) *PartitionChangeRecord {
 	return &PartitionChangeRecord{
-		Version:             PartitionChangeRecordVersion,
+		Version:             recordVersionsAt(mv).partitionChange,
 		PartitionID:         partition,
 		TopicID:             topicID,
 		Leader:              NoLeaderChange,

@@ -105,6 +105,7 @@ func (b *builder) apply(rec Record) error {
 			Fenced:               r.Fenced,
 			InControlledShutdown: r.InControlledShutdown,
 			LogDirs:              slices.Clone(r.LogDirs),
+			CordonedLogDirs:      slices.Clone(r.CordonedLogDirs),
 		}
 	case *BrokerRegistrationChangeRecord:
 		return b.applyBrokerChange(r)
@@ -277,6 +278,9 @@ func (b *builder) applyBrokerChange(r *BrokerRegistrationChangeRecord) error {
 	}
 	if len(r.LogDirs) > 0 {
 		c.LogDirs = slices.Clone(r.LogDirs)
+	}
+	if r.CordonedLogDirs != nil {
+		c.CordonedLogDirs = slices.Clone(r.CordonedLogDirs)
 	}
 	b.img.brokers[r.BrokerID] = &c
 	return nil

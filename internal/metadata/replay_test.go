@@ -15,7 +15,7 @@ func mustReplay(t *testing.T, img *Image, recs ...Record) *Image {
 }
 
 func partitionRec(topic UUID, p int32) *PartitionRecord {
-	return Node{ID: 1, DirectoryID: did}.newPartitionRecord(topic, p)
+	return Node{ID: 1, DirectoryID: did}.newPartitionRecord(MaxMetadataVersion, topic, p)
 }
 
 func TestReplayTopicLifecycle(t *testing.T) {
@@ -51,7 +51,7 @@ func TestReplayTopicLifecycle(t *testing.T) {
 		t.Fatal("collision not tracked")
 	}
 
-	change := NewPartitionChangeRecord(tid, 1)
+	change := NewPartitionChangeRecord(MaxMetadataVersion, tid, 1)
 	change.Leader = 1
 	change.ISR = []int32{1}
 	img2 := mustReplay(t, img, change)
@@ -65,7 +65,7 @@ func TestReplayTopicLifecycle(t *testing.T) {
 	if p0a, _ := top.Partition(0); p0a != mustTopic(t, img2, "a.b").Partitions[0] {
 		t.Fatal("unchanged partition was copied")
 	}
-	isrOnly := NewPartitionChangeRecord(tid, 1)
+	isrOnly := NewPartitionChangeRecord(MaxMetadataVersion, tid, 1)
 	isrOnly.ISR = []int32{}
 	p3, _ := mustTopic(t, mustReplay(t, img2, isrOnly), "a.b").Partition(1)
 	if p3.LeaderEpoch != 1 || p3.PartitionEpoch != 2 || len(p3.ISR) != 0 {
@@ -150,7 +150,7 @@ func TestReplayErrorsLeaveImage(t *testing.T) {
 		"duplicate name":      {&TopicRecord{Name: "a", TopicID: did}},
 		"duplicate id":        {&TopicRecord{Name: "b", TopicID: tid}},
 		"partition unknown":   {partitionRec(did, 0)},
-		"change unknown":      {NewPartitionChangeRecord(tid, 5)},
+		"change unknown":      {NewPartitionChangeRecord(MaxMetadataVersion, tid, 5)},
 		"remove unknown":      {&RemoveTopicRecord{TopicID: did}},
 		"partition id absurd": {partitionRec(tid, 1<<30)},
 		"negative partition":  {partitionRec(tid, -1)},

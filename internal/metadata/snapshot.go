@@ -16,9 +16,11 @@ func SnapshotFileName(endOffset int64, epoch int32) string {
 	return fmt.Sprintf("%020d-%010d.checkpoint", endOffset, epoch)
 }
 
-// BootstrapCheckpointFileName is the file `kafka-storage format` writes at
-// the root of the metadata log dir.
-const BootstrapCheckpointFileName = "bootstrap.checkpoint"
+// BootstrapSnapshotFileName is the bootstrap snapshot `kafka-storage
+// format` of Kafka 4.4 writes inside __cluster_metadata-0 (end offset 0,
+// epoch 0); Kafka 4.1 and older wrote a bootstrap.checkpoint beside the
+// partition directory instead.
+var BootstrapSnapshotFileName = SnapshotFileName(0, 0)
 
 // maxSnapshotBatchBytes splits snapshot data into batches well under
 // Kafka's 8 MiB raft batch limit.
@@ -29,6 +31,7 @@ const maxSnapshotBatchBytes = 1 << 20
 // brokers, topics each followed by its partitions, configs, producer ids.
 func (img *Image) Records() []Record {
 	var out []Record
+	versions := recordVersionsAt(img.MetadataVersion())
 	if mv, ok := img.features[FeatureMetadataVersion]; ok {
 		out = append(out, &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: mv})
 	}
@@ -45,9 +48,10 @@ func (img *Image) Records() []Record {
 	for _, id := range ids {
 		b := img.brokers[id]
 		out = append(out, &RegisterBrokerRecord{
-			Version: RegisterBrokerRecordVersion, BrokerID: b.ID, IncarnationID: b.IncarnationID,
+			Version: versions.registerBroker, BrokerID: b.ID, IncarnationID: b.IncarnationID,
 			BrokerEpoch: b.Epoch, EndPoints: b.EndPoints, Features: b.Features, Rack: b.Rack,
 			Fenced: b.Fenced, InControlledShutdown: b.InControlledShutdown, LogDirs: b.LogDirs,
+			CordonedLogDirs: b.CordonedLogDirs,
 		})
 	}
 	for _, t := range img.Topics() {
@@ -57,7 +61,7 @@ func (img *Image) Records() []Record {
 				continue
 			}
 			out = append(out, &PartitionRecord{
-				Version: PartitionRecordVersion, PartitionID: p.ID, TopicID: t.ID,
+				Version: versions.partition, PartitionID: p.ID, TopicID: t.ID,
 				Replicas: p.Replicas, ISR: p.ISR, RemovingReplicas: p.RemovingReplicas,
 				AddingReplicas: p.AddingReplicas, Leader: p.Leader,
 				LeaderRecoveryState: p.LeaderRecoveryState, LeaderEpoch: p.LeaderEpoch,
@@ -125,13 +129,15 @@ func BuildSnapshot(epoch int32, lastContainedLogTimestamp, nowMs int64, records 
 	return append(out, BuildControlBatch(offset, epoch, nowMs, &SnapshotFooterRecord{})...)
 }
 
-// BootstrapCheckpoint returns the contents of bootstrap.checkpoint for
-// BootstrapFeatures, as `kafka-storage format` writes it (epoch 0).
-func BootstrapCheckpoint(nowMs int64) []byte {
-	recs := make([]Record, len(BootstrapFeatures))
-	for i := range BootstrapFeatures {
-		f := BootstrapFeatures[i]
-		recs[i] = &f
+// BootstrapSnapshot returns the contents of the bootstrap snapshot for
+// BootstrapFeatures, as `kafka-storage format` writes it (epoch 0): the
+// feature levels only, without the configs the controller adds when it
+// applies them.
+func BootstrapSnapshot(nowMs int64) []byte {
+	features := BootstrapFeatures()
+	recs := make([]Record, len(features))
+	for i := range features {
+		recs[i] = &features[i]
 	}
 	return BuildSnapshot(0, 0, nowMs, recs)
 }

@@ -60,8 +60,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 }
 
-func TestBootstrapCheckpoint(t *testing.T) {
-	b := BootstrapCheckpoint(1)
+func TestBootstrapSnapshot(t *testing.T) {
+	b := BootstrapSnapshot(1)
 	var n int
 	var batches []Batch
 	for rest := b; len(rest) > 0; {
@@ -75,7 +75,7 @@ func TestBootstrapCheckpoint(t *testing.T) {
 	if len(batches) != 3 || !batches[0].Control || batches[1].Control || !batches[2].Control {
 		t.Fatalf("%d batches", len(batches))
 	}
-	if len(batches[1].Records) != len(BootstrapFeatures) || batches[1].BaseOffset != 1 || batches[2].BaseOffset != int64(1+len(BootstrapFeatures)) {
+	if len(batches[1].Records) != len(BootstrapFeatures()) || batches[1].BaseOffset != 1 || batches[2].BaseOffset != int64(1+len(BootstrapFeatures())) {
 		t.Fatalf("data batch %+v", batches[1].BatchHeader)
 	}
 }

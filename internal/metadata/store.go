@@ -96,10 +96,10 @@ func OpenStore(log RecordLog, opts StoreOptions) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metadata: loading __cluster_metadata: %w", err)
 	}
-	if mv := b.img.MetadataVersion(); mv > MetadataVersion41IV1 {
+	if mv := b.img.MetadataVersion(); count > 0 && (mv < MinMetadataVersion || mv > MaxMetadataVersion) {
 		// Kafka refuses to run at a metadata.version it does not know;
 		// newer levels may carry records this package would misread.
-		return nil, fmt.Errorf("metadata: the log is at metadata.version level %d, above 4.1-IV1 (%d) which Karst supports", mv, MetadataVersion41IV1)
+		return nil, fmt.Errorf("metadata: the log is at metadata.version level %d, outside the levels %d (3.3-IV3) to %d (4.4-IV2) Karst supports", mv, MinMetadataVersion, MaxMetadataVersion)
 	}
 	s.cur.Store(b.img)
 	if inTxn {
@@ -266,4 +266,22 @@ func (s *Store) AllocateProducerIDs(brokerID int32, brokerEpoch int64) (int64, e
 		return 0, err
 	}
 	return first, s.commitLocked(recs)
+}
+
+// OffsetLog is a RecordLog that knows its offsets, such as the
+// __cluster_metadata-0 partition log.
+type OffsetLog interface {
+	// LastOffset is the offset of the last record (control records
+	// included), -1 when the log is empty.
+	LastOffset() int64
+}
+
+// LastOffset returns the metadata log offset of the newest record in the
+// image: what Kafka reports as the finalized features epoch (its image's
+// highest offset). It is -1 for a log that does not know its offsets.
+func (s *Store) LastOffset() int64 {
+	if l, ok := s.log.(OffsetLog); ok {
+		return l.LastOffset()
+	}
+	return -1
 }

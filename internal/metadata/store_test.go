@@ -73,7 +73,7 @@ func openStore(t *testing.T, l RecordLog) *Store {
 func TestStoreBootstrapAndReopen(t *testing.T) {
 	l := newMemLog()
 	s := openStore(t, l)
-	if s.Image().MetadataVersion() != MetadataVersion41IV1 || s.Image().FeatureLevel(FeatureGroupVersion) != 1 {
+	if s.Image().MetadataVersion() != MaxMetadataVersion || s.Image().FeatureLevel(FeatureGroupVersion) != 1 {
 		t.Fatalf("bootstrap features %v", s.Image().Features())
 	}
 	id, err := s.CreateTopic(CreateTopicRequest{Name: "orders", NumPartitions: 2, ReplicationFactor: 1, Configs: map[string]*string{"retention.ms": strp("9")}})
@@ -116,7 +116,7 @@ func TestStoreBootstrapAndReopen(t *testing.T) {
 	if c := img.TopicConfigs("orders"); len(c) != 1 || c["segment.ms"] != "1" {
 		t.Fatalf("topic configs %v", c)
 	}
-	if img.BrokerConfigs("")["num.partitions"] != "3" || img.NextProducerID() != ProducerIDBlockSize || img.MetadataVersion() != 27 {
+	if img.BrokerConfigs("")["num.partitions"] != "3" || img.NextProducerID() != ProducerIDBlockSize || img.MetadataVersion() != MaxMetadataVersion || img.BrokerConfigs("")["min.insync.replicas"] != "1" {
 		t.Fatal("reopened image lost state")
 	}
 	if first, _ := s2.AllocateProducerIDs(1, SingleNodeBrokerEpoch); first != ProducerIDBlockSize {
@@ -271,7 +271,7 @@ func TestStoreConcurrentReaders(t *testing.T) {
 
 func TestStoreRefusesNewerMetadataVersion(t *testing.T) {
 	l := newMemLog()
-	l.appendRaw(&FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MetadataVersion41IV1 + 1})
+	l.appendRaw(&FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MaxMetadataVersion + 1})
 	if _, err := OpenStore(l, StoreOptions{Node: testNode}); err == nil {
 		t.Fatal("opened a log at a newer metadata.version")
 	}

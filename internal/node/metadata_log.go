@@ -56,6 +56,10 @@ func (m *metadataLog) appendDurably(batch []byte) error {
 	return m.log.WaitDurable(ctx, res.LastOffset)
 }
 
+// LastOffset is the offset of the log's last record, control batches
+// included, as Kafka numbers the metadata log.
+func (m *metadataLog) LastOffset() int64 { return m.log.LogEndOffset() - 1 }
+
 // readChunk is how much of the metadata log is read at a time on replay.
 const readChunk = 1 << 20
 

@@ -35,7 +35,11 @@ func TestMetadataLogRecoversAtChunkBoundaries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The bootstrap snapshot the first append left is replayed first.
 			var want [][]byte
+			for _, f := range metadata.BootstrapFeatures() {
+				want = append(want, metadata.Encode(&f))
+			}
 			want = append(want, []byte("first"))
 			for _, n := range lens {
 				v := bytes.Repeat([]byte{'f'}, n)

@@ -84,14 +84,14 @@ func quorumState(t *testing.T, dir string) metadata.QuorumState {
 // quorum-state first, then a LeaderChangeMessage control batch, then its
 // data batches, epochs never decreasing along the log.
 func TestMetadataLogRaftEpochs(t *testing.T) {
-	root, dir := newLogDir(t)
+	_, dir := newLogDir(t)
 	m := openMetadataLog(t, dir)
 	s := openTestStore(t, m)
 	if q := quorumState(t, dir); q.LeaderID != testNodeID || q.LeaderEpoch != 1 || q.VotedID != -1 {
 		t.Fatalf("quorum-state %+v", q)
 	}
-	if _, err := os.Stat(filepath.Join(root, metadata.BootstrapCheckpointFileName)); err != nil {
-		t.Fatalf("bootstrap.checkpoint: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, metadata.BootstrapSnapshotFileName)); err != nil {
+		t.Fatalf("bootstrap snapshot: %v", err)
 	}
 	if _, err := s.CreateTopic(metadata.CreateTopicRequest{Name: "a", NumPartitions: 2, ReplicationFactor: 1}); err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestMetadataLogStartsFromSnapshot(t *testing.T) {
 	recs := []metadata.Record{
 		&metadata.FeatureLevelRecord{Name: metadata.FeatureMetadataVersion, FeatureLevel: metadata.MetadataVersion41IV1},
 		&metadata.TopicRecord{Name: "t", TopicID: topic},
-		&metadata.PartitionRecord{Version: metadata.PartitionRecordVersion, PartitionID: 0, TopicID: topic,
+		&metadata.PartitionRecord{Version: 2, PartitionID: 0, TopicID: topic,
 			Replicas: []int32{testNodeID}, ISR: []int32{testNodeID}, Leader: testNodeID},
 	}
 	write := func(name string, data []byte) {

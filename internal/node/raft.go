@@ -45,7 +45,7 @@ func (m *metadataLog) becomeLeader() error {
 	}
 	if m.readRecords == 0 {
 		// A fresh log: leave what `kafka-storage format` leaves beside it.
-		if err := writeBootstrapCheckpoint(logDir, m.now().UnixMilli()); err != nil {
+		if err := writeBootstrapSnapshot(m.log.Dir(), m.now().UnixMilli()); err != nil {
 			return err
 		}
 	}
@@ -55,12 +55,14 @@ func (m *metadataLog) becomeLeader() error {
 	return m.appendDurably(metadata.BuildControlBatch(0, epoch, m.now().UnixMilli(), lc))
 }
 
-func writeBootstrapCheckpoint(logDir string, nowMs int64) error {
-	path := filepath.Join(logDir, metadata.BootstrapCheckpointFileName)
+// writeBootstrapSnapshot leaves the bootstrap snapshot Kafka 4.4's format
+// writes in the metadata partition directory, unless one is there.
+func writeBootstrapSnapshot(partitionDir string, nowMs int64) error {
+	path := filepath.Join(partitionDir, metadata.BootstrapSnapshotFileName)
 	if _, err := os.Stat(path); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	return writeFileSynced(path, metadata.BootstrapCheckpoint(nowMs))
+	return writeFileSynced(path, metadata.BootstrapSnapshot(nowMs))
 }
 
 // writeFileSynced replaces path with data through a synced temporary file

@@ -11,10 +11,12 @@
 # and that new writes continue the offsets (each partition's new largest timestamp inside the
 # appended batch). Each verify then records its own answers on the grown data for the next
 # broker; leader epochs that differ are printed as "note" lines, not failures:
-#   kafka_clean_to_karst   Kafka 4.1 stopped with SIGTERM, then Karst
-#   kafka_kill9_to_karst   Kafka 4.1 killed with SIGKILL, then Karst
-#   kafka_snapshots_to_karst  Kafka 4.1 taking metadata snapshots all the time, stopped, then Karst
-#   karst_to_kafka         Karst stopped with SIGTERM, then Kafka 4.1
+#   kafka_clean_to_karst   Kafka 4.4 stopped with SIGTERM, then Karst
+#   kafka_kill9_to_karst   Kafka 4.4 killed with SIGKILL, then Karst
+#   kafka_snapshots_to_karst  Kafka 4.4 taking metadata snapshots all the time, stopped, then Karst
+#   karst_to_kafka         Karst stopped with SIGTERM, then Kafka 4.4
+#   kafka41_clean_to_karst Kafka 4.1.2 (metadata.version 4.1-IV1) stopped, then Karst, which must
+#                          keep the directory at 4.1's level and record versions, then Kafka 4.1.2
 #   *_back_to_*            the first broker again, after the second one wrote
 # Starts its own brokers on free loopback ports; needs java and the jars of ../kafka (fetch.sh).
 # Prints PASS/FAIL per check and "interop-datadir: N passed, M failed".
@@ -24,11 +26,12 @@ set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 KAFKA="$HERE/../kafka"
-# Kafka 4.1.2, not the 4.4.0 reference: Karst refuses metadata.version levels above 4.1-IV1, and
-# 4.4 formats its directories at 4.4-IV2. Exported: start.sh reads it too.
-export KAFKA_VERSION="${DATADIR_KAFKA_VERSION:-4.1.2}"
+# The 4.4.0 reference, which formats at metadata.version 4.4-IV2. Exported: start.sh reads it too.
+export KAFKA_VERSION="${DATADIR_KAFKA_VERSION:-4.4.0}"
+# The older release of the kafka41 scenario, whose directories stay at 4.1-IV1.
+OLD_KAFKA_VERSION=4.1.2
 source "$KAFKA/common.sh"
-SCENARIOS="${DATADIR_SCENARIOS:-kafka_clean_to_karst,kafka_kill9_to_karst,kafka_snapshots_to_karst,karst_to_kafka}"
+SCENARIOS="${DATADIR_SCENARIOS:-kafka_clean_to_karst,kafka_kill9_to_karst,kafka_snapshots_to_karst,karst_to_kafka,kafka41_clean_to_karst}"
 # Kafka settings that make it snapshot __cluster_metadata (NNN-EEE.checkpoint) after nearly every
 # commit and roll its segments often, so Karst must start from the newest snapshot.
 SNAPSHOT_SETTINGS=(metadata.log.max.record.bytes.between.snapshots=1 metadata.log.max.snapshot.interval.ms=500
@@ -169,6 +172,11 @@ else
   has_scenario kafka_kill9_to_karst && kafka_to_karst kafka_kill9_to_karst kill9
   has_scenario kafka_snapshots_to_karst && kafka_to_karst kafka_snapshots_to_karst clean "${SNAPSHOT_SETTINGS[@]}"
   has_scenario karst_to_kafka && karst_to_kafka
+  if has_scenario kafka41_clean_to_karst; then
+    if timeout 600 "$KAFKA/fetch.sh" "$OLD_KAFKA_VERSION" > "$WORK/fetch-old.out" 2>&1; then
+      KAFKA_VERSION="$OLD_KAFKA_VERSION" kafka_to_karst kafka41_clean_to_karst clean
+    else fail kafka41_jars "$WORK/fetch-old.out"; fi
+  fi
 fi
 echo "interop-datadir: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
