@@ -276,3 +276,20 @@ func TestStoreRefusesNewerMetadataVersion(t *testing.T) {
 		t.Fatal("opened a log at a newer metadata.version")
 	}
 }
+
+func TestStoreUpdateFeaturesSurvivesReopen(t *testing.T) {
+	l := newMemLog()
+	s := openStore(t, l)
+	if err := s.UpdateFeatures([]FeatureUpdate{{Name: FeatureTransaction, Level: 1, Type: SafeDowngrade}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if s.Image().FeatureLevel(FeatureTransaction) != 2 {
+		t.Fatal("validate only changed the level")
+	}
+	if err := s.UpdateFeatures([]FeatureUpdate{{Name: FeatureTransaction, Level: 1, Type: SafeDowngrade}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := openStore(t, l).Image().FeatureLevel(FeatureTransaction); got != 1 {
+		t.Fatalf("reopened at transaction.version %d, want 1", got)
+	}
+}

@@ -289,6 +289,47 @@ txn_hold_commit() {
   expect_eq "$got" $'held-0\nheld-1\nheld-2'
 }
 
+# ---- kafka-features: levels read from the cluster metadata, changed with UpdateFeatures.
+feature_level() { # FEATURE: its FinalizedVersionLevel in `kafka-features describe`
+  tool kafka-features --bootstrap-server "$B" describe |
+    awk -v f="$1" '$1 == "Feature:" && $2 == f { for (i = 3; i < NF; i++) if ($i == "FinalizedVersionLevel:") print $(i + 1) }'
+}
+features_describe() {
+  local out; out=$(tool kafka-features --bootstrap-server "$B" describe) || return 1
+  echo "$out"
+  # Kafka 4.4.0 at its defaults; share.version and streams.version may be listed too (Kafka) or not (Karst).
+  grep -Eq '^Feature: metadata.version +SupportedMinVersion: 3.3-IV3 +SupportedMaxVersion: 4.4-IV2 +FinalizedVersionLevel: 4.4-IV2 +Epoch: [0-9]+' <<< "$out" &&
+    grep -Eq '^Feature: transaction.version +SupportedMinVersion: 0 +SupportedMaxVersion: 2 +FinalizedVersionLevel: 2 ' <<< "$out" &&
+    grep -Eq '^Feature: group.version +SupportedMinVersion: 0 +SupportedMaxVersion: 1 +FinalizedVersionLevel: 1 ' <<< "$out" &&
+    grep -Eq '^Feature: eligible.leader.replicas.version +SupportedMinVersion: 0 +SupportedMaxVersion: 1 +FinalizedVersionLevel: 1 ' <<< "$out" &&
+    grep -Eq '^Feature: kraft.version +SupportedMinVersion: 0 +SupportedMaxVersion: 1 ' <<< "$out"
+}
+features_upgrade_dry_run() {
+  local out; out=$(tool kafka-features --bootstrap-server "$B" upgrade --feature transaction.version=2 --dry-run) || return 1
+  expect_eq "$out" "transaction.version can be upgraded to 2." || return 1
+  out=$(tool kafka-features --bootstrap-server "$B" downgrade --feature transaction.version=1 --dry-run) || return 1
+  expect_eq "$out" "transaction.version can be downgraded to 1." || return 1
+  expect_eq "$(feature_level transaction.version)" 2
+}
+features_upgrade_out_of_range_fails() {
+  local out; if out=$(tool kafka-features --bootstrap-server "$B" upgrade --feature transaction.version=3 --dry-run 2>&1); then
+    echo "$out"; echo "an upgrade to transaction.version 3 was accepted"; return 1; fi
+  echo "$out"
+  grep -q "Can not upgrade transaction.version to 3. The update failed for all features since the following feature had an error: Invalid update version 3 for feature transaction.version. Local controller 1 only supports versions 0-2" <<< "$out" || return 1
+  if out=$(tool kafka-features --bootstrap-server "$B" downgrade --metadata 4.3-IV0 2>&1); then
+    echo "$out"; echo "a metadata.version downgrade across changed records was accepted"; return 1; fi
+  echo "$out"
+  grep -q "Unsupported metadata.version downgrade from 33 to 30. Refusing to perform the requested downgrade because it might delete metadata information." <<< "$out"
+}
+features_downgrade_upgrade() {
+  local out; out=$(tool kafka-features --bootstrap-server "$B" downgrade --feature transaction.version=1) || return 1
+  expect_eq "$out" "transaction.version was downgraded to 1." || return 1
+  expect_eq "$(feature_level transaction.version)" 1 || return 1
+  out=$(tool kafka-features --bootstrap-server "$B" upgrade --feature transaction.version=2) || return 1
+  expect_eq "$out" "transaction.version was upgraded to 2." || return 1
+  expect_eq "$(feature_level transaction.version)" 2
+}
+
 check topics_create topics_create
 check topics_create_duplicate_fails topics_create_duplicate_fails
 check topics_list topics_list
@@ -324,5 +365,10 @@ if command -v kcat > /dev/null; then
 else
   FAILED=$((FAILED + 1)); echo "FAIL kcat: not installed (apt-get install -y kcat)"
 fi
+# Last: the downgrade changes transaction.version for a moment (it is upgraded back).
+check features_describe features_describe
+check features_upgrade_dry_run features_upgrade_dry_run
+check features_upgrade_out_of_range_fails features_upgrade_out_of_range_fails
+check features_downgrade_upgrade features_downgrade_upgrade
 echo "interop-cli: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

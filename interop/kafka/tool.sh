@@ -16,6 +16,7 @@ case "$TOOL" in
   kafka-transactions)        MAIN=org.apache.kafka.tools.TransactionsCommand ;;
   kafka-broker-api-versions) MAIN=org.apache.kafka.tools.BrokerApiVersionsCommand ;;
   kafka-storage)             MAIN=kafka.tools.StorageTool ;;
+  kafka-features)            MAIN=org.apache.kafka.tools.FeatureCommand ;;
   *) echo "tool.sh: unknown tool $TOOL" >&2; exit 2 ;;
 esac
 ensure_kafka_jars
