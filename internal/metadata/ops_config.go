@@ -123,7 +123,30 @@ func (img *Image) IncrementalAlterConfigs(node Node, res ConfigResource, ops []C
 	if e := validateConfigs(node, res, all); e != nil {
 		return nil, e
 	}
-	return records, nil
+	return append(records, img.clearElrRecords(records)...), nil
+}
+
+// clearElrRecords is ConfigurationControlManager.createClearElrRecordsAsNeeded:
+// with eligible leader replicas enabled, each min.insync.replicas change
+// clears the ELR it judged, of its topic or (a broker or cluster value) of
+// every topic.
+func (img *Image) clearElrRecords(records []Record) []Record {
+	if img.features[FeatureELR] < 1 {
+		return nil
+	}
+	var out []Record
+	for _, r := range records {
+		c, ok := r.(*ConfigRecord)
+		if !ok || c.Name != minISRConfig {
+			continue
+		}
+		if c.ResourceType == ConfigResourceTopic {
+			out = append(out, &ClearElrRecord{TopicName: c.ResourceName})
+		} else {
+			out = append(out, &ClearElrRecord{})
+		}
+	}
+	return out
 }
 
 // AlterConfigs returns the ConfigRecords replacing every config of a

@@ -22,6 +22,7 @@ const (
 	KeyBeginTransaction         int16 = 23
 	KeyEndTransaction           int16 = 24
 	KeyAbortTransaction         int16 = 25
+	KeyClearElr                 int16 = 28
 )
 
 // frameVersion is the version of the envelope AbstractApiMessageSerde puts
@@ -56,6 +57,7 @@ var maxVersion = map[int16]int16{
 	KeyBeginTransaction:         0,
 	KeyEndTransaction:           0,
 	KeyAbortTransaction:         0,
+	KeyClearElr:                 0,
 }
 
 func newRecord(key, version int16) Record {
@@ -90,6 +92,8 @@ func newRecord(key, version int16) Record {
 		return &EndTransactionRecord{Version: version}
 	case KeyAbortTransaction:
 		return &AbortTransactionRecord{Version: version}
+	case KeyClearElr:
+		return &ClearElrRecord{Version: version}
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package metadata
 
 // Topic and partition records: TopicRecord (2), PartitionRecord (3),
-// PartitionChangeRecord (5), RemoveTopicRecord (9).
+// PartitionChangeRecord (5), RemoveTopicRecord (9), ClearElrRecord (28).
 
 // TopicRecord creates a topic (v0).
 type TopicRecord struct {
@@ -242,4 +242,25 @@ func nonNilUUIDs(vs []UUID) []UUID {
 		return []UUID{}
 	}
 	return vs
+}
+
+// ClearElrRecord empties the eligible leader replicas and last known ELR
+// of every partition of a topic, or of every topic when TopicName is ""
+// (v0). Kafka's controller writes it after a min.insync.replicas change
+// while ELR is enabled, since the ELR were judged by the old value.
+type ClearElrRecord struct {
+	Version   int16
+	TopicName string
+}
+
+func (c *ClearElrRecord) APIKey() int16        { return KeyClearElr }
+func (c *ClearElrRecord) RecordVersion() int16 { return c.Version }
+
+func (c *ClearElrRecord) appendBody(b []byte) []byte {
+	return appendTagged(appendCompactString(b, c.TopicName), nil)
+}
+
+func (c *ClearElrRecord) readBody(r *reader) {
+	c.TopicName = r.compactString()
+	r.skipTagged()
 }

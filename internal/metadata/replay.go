@@ -81,6 +81,8 @@ func (b *builder) apply(rec Record) error {
 		return b.applyPartitionChange(r)
 	case *RemoveTopicRecord:
 		return b.applyRemoveTopic(r)
+	case *ClearElrRecord:
+		return b.applyClearElr(r)
 	case *ConfigRecord:
 		b.applyConfig(r)
 	case *FeatureLevelRecord:
@@ -214,6 +216,38 @@ func (b *builder) applyPartitionChange(r *PartitionChangeRecord) error {
 	}
 	p.PartitionEpoch++
 	t.Partitions[r.PartitionID] = p
+	return nil
+}
+
+// applyClearElr is ReplicationControlManager.replay(ClearElrRecord): each
+// partition holding ELR or last known ELR changes as if by a
+// PartitionChangeRecord emptying both (its partition epoch moves). A named
+// topic must exist.
+func (b *builder) applyClearElr(r *ClearElrRecord) error {
+	var ids []UUID
+	if r.TopicName == "" {
+		for id := range b.img.topicsByID {
+			ids = append(ids, id)
+		}
+	} else {
+		t, ok := b.img.Topic(r.TopicName)
+		if !ok {
+			return fmt.Errorf("clearing the ELR of unknown topic %q", r.TopicName)
+		}
+		ids = append(ids, t.ID)
+	}
+	for _, id := range ids {
+		for _, p := range b.img.topicsByID[id].Partitions {
+			if p == nil || len(p.EligibleLeaderReplicas) == 0 && len(p.LastKnownELR) == 0 {
+				continue
+			}
+			c := NewPartitionChangeRecord(b.img.MetadataVersion(), id, p.ID)
+			c.EligibleLeaderReplicas, c.LastKnownELR = []int32{}, []int32{}
+			if err := b.applyPartitionChange(c); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
