@@ -96,7 +96,7 @@ func OpenStore(log RecordLog, opts StoreOptions) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metadata: loading __cluster_metadata: %w", err)
 	}
-	if mv := b.img.MetadataVersion(); count > 0 && (mv < MinMetadataVersion || mv > MaxMetadataVersion) {
+	if mv := b.img.MetadataVersion(); mv > MaxMetadataVersion || mv != 0 && mv < MinMetadataVersion {
 		// Kafka refuses to run at a metadata.version it does not know;
 		// newer levels may carry records this package would misread.
 		return nil, fmt.Errorf("metadata: the log is at metadata.version level %d, outside the levels %d (3.3-IV3) to %d (4.4-IV2) Karst supports", mv, MinMetadataVersion, MaxMetadataVersion)

@@ -293,3 +293,16 @@ func TestStoreUpdateFeaturesSurvivesReopen(t *testing.T) {
 		t.Fatalf("reopened at transaction.version %d, want 1", got)
 	}
 }
+
+func TestStoreRefusesMetadataVersionBelow33IV3(t *testing.T) {
+	l := newMemLog()
+	l.appendRaw(&FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MinMetadataVersion - 1})
+	if _, err := OpenStore(l, StoreOptions{Node: testNode}); err == nil {
+		t.Fatal("opened a log at a metadata.version below 3.3-IV3")
+	}
+	l = newMemLog()
+	l.appendRaw(&FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MaxMetadataVersion})
+	if _, err := OpenStore(l, StoreOptions{Node: testNode}); err != nil {
+		t.Fatalf("a log at 4.4-IV2: %v", err)
+	}
+}
