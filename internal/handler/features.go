@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/karst-broker/karst/internal/metadata"
@@ -9,7 +10,8 @@ import (
 
 // addFeatures reports the features in an ApiVersions v3+ response as Kafka
 // 4.4 does: the supported ranges (metadata.SupportedFeatures) and the
-// levels finalized by the FeatureLevelRecords of the cluster metadata, with
+// levels finalized by the FeatureLevelRecords of the cluster metadata (and
+// kraft.version from the raft log's KRaftVersionRecord), with
 // the metadata offset of the image as the finalized features epoch. Below
 // v4 a supported feature whose minimum level is 0 is left out, as Kafka
 // does since KAFKA-17492: Java clients before 3.8 refuse a range starting
@@ -29,7 +31,10 @@ func (b *Broker) addFeatures(resp *kmsg.ApiVersionsResponse, version int16) {
 		return
 	}
 	resp.FinalizedFeaturesEpoch = b.opts.Metadata.LastOffset()
-	finalized := b.opts.Metadata.Image().Features()
+	finalized := maps.Clone(b.opts.Metadata.Image().Features())
+	if kv := b.opts.Metadata.KRaftVersion(); kv > 0 {
+		finalized[metadata.FeatureKRaftVersion] = kv
+	}
 	names := make([]string, 0, len(finalized))
 	for name := range finalized {
 		names = append(names, name)

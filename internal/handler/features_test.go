@@ -200,3 +200,32 @@ func logAt(t *testing.T, mv int16) *metadata.MemoryLog {
 	}
 	return log
 }
+
+// kraftLog is a metadata log whose quorum is at a kraft.version, as a log
+// `kafka-storage format --standalone` made (dynamic quorum) is.
+type kraftLog struct {
+	*metadata.MemoryLog
+	version int16
+}
+
+func (l kraftLog) KRaftVersion() int16 { return l.version }
+
+func TestKRaftVersionFromTheRaftLog(t *testing.T) {
+	s, err := metadata.OpenStore(kraftLog{&metadata.MemoryLog{}, 1}, metadata.StoreOptions{Node: metadata.Node{ID: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBroker(Options{Metadata: s})
+	if got, _ := finalizedFeatures(t, b); got["kraft.version"] != 1 {
+		t.Fatalf("finalized %v, want kraft.version 1", got)
+	}
+	if resp := updateFeatures(t, b, 2, true, featureUpdate("kraft.version", 1, 1)); resp.ErrorCode != 0 {
+		t.Fatalf("kraft.version at its level: %+v", resp)
+	}
+	if resp := updateFeatures(t, b, 2, true, featureUpdate("kraft.version", 0, 2)); resp.ErrorCode != kerr.InvalidUpdateVersion.Code {
+		t.Fatalf("kraft.version downgrade: %+v, want INVALID_UPDATE_VERSION", resp)
+	}
+	if got, _ := finalizedFeatures(t, NewBroker(Options{Metadata: newFeatureStore(t)})); got["kraft.version"] != 0 {
+		t.Fatalf("a static quorum finalized kraft.version %d", got["kraft.version"])
+	}
+}

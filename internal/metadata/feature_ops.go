@@ -38,9 +38,10 @@ var metadataChangedAt = map[int16]bool{7: true, 8: true, 11: true, 13: true, 14:
 // get enabled. It stops at the first refused entry, taking the entries in
 // the order Kafka's controller does (a Java HashMap's), so the error named
 // is the one Kafka names. The refusal is INVALID_UPDATE_VERSION with
-// Kafka's message.
-func (img *Image) UpdateFeatures(node Node, updates []FeatureUpdate) ([]Record, *Error) {
-	proposed := map[string]int16{}
+// Kafka's message. kraftVersion is the quorum's kraft.version, which the
+// image does not hold.
+func (img *Image) UpdateFeatures(node Node, kraftVersion int16, updates []FeatureUpdate) ([]Record, *Error) {
+	proposed := map[string]int16{FeatureKRaftVersion: kraftVersion}
 	for name, level := range img.features {
 		proposed[name] = level
 	}
@@ -49,7 +50,11 @@ func (img *Image) UpdateFeatures(node Node, updates []FeatureUpdate) ([]Record, 
 	}
 	var out []Record
 	for _, u := range javaHashMapOrder(updates) {
-		if err := img.checkFeatureUpdate(node, u, proposed); err != nil {
+		current := img.features[u.Name]
+		if u.Name == FeatureKRaftVersion {
+			current = kraftVersion
+		}
+		if err := checkFeatureUpdate(node, u, current, proposed); err != nil {
 			return nil, err
 		}
 		out = append(out, &FeatureLevelRecord{Name: u.Name, FeatureLevel: u.Level})
@@ -62,14 +67,13 @@ func (img *Image) UpdateFeatures(node Node, updates []FeatureUpdate) ([]Record, 
 	return out, nil
 }
 
-func (img *Image) checkFeatureUpdate(node Node, u FeatureUpdate, proposed map[string]int16) *Error {
+func checkFeatureUpdate(node Node, u FeatureUpdate, current int16, proposed map[string]int16) *Error {
 	invalid := func(reason string) *Error {
 		return opError(kerr.InvalidUpdateVersion, fmt.Sprintf("Invalid update version %d for feature %s. %s", u.Level, u.Name, reason))
 	}
 	if u.Type < UpgradeOnly || u.Type > UnsafeDowngrade {
 		return invalid("The controller does not support the given upgrade type.")
 	}
-	current := img.features[u.Name]
 	if u.Level < 0 {
 		return invalid("A feature version cannot be less than 0.")
 	}
@@ -172,7 +176,7 @@ func javaHashMapOrder(updates []FeatureUpdate) []FeatureUpdate {
 func (s *Store) UpdateFeatures(updates []FeatureUpdate, validateOnly bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	recs, err := s.cur.Load().UpdateFeatures(s.opts.Node, updates)
+	recs, err := s.cur.Load().UpdateFeatures(s.opts.Node, s.KRaftVersion(), updates)
 	if err != nil {
 		return err
 	}

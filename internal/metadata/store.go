@@ -285,3 +285,19 @@ func (s *Store) LastOffset() int64 {
 	}
 	return -1
 }
+
+// KRaftVersionLog is a RecordLog that knows the kraft.version of its raft
+// quorum, which Kafka keeps in KRaftVersionRecord control records rather
+// than in FeatureLevelRecords.
+type KRaftVersionLog interface {
+	KRaftVersion() int16
+}
+
+// KRaftVersion returns the finalized kraft.version: 0 (a static quorum)
+// unless the log says otherwise.
+func (s *Store) KRaftVersion() int16 {
+	if l, ok := s.log.(KRaftVersionLog); ok {
+		return l.KRaftVersion()
+	}
+	return 0
+}

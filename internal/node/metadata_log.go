@@ -60,6 +60,9 @@ func (m *metadataLog) appendDurably(batch []byte) error {
 // included, as Kafka numbers the metadata log.
 func (m *metadataLog) LastOffset() int64 { return m.log.LogEndOffset() - 1 }
 
+// KRaftVersion is the kraft.version of the KRaftVersionRecords read.
+func (m *metadataLog) KRaftVersion() int16 { return m.kraftVersion }
+
 // readChunk is how much of the metadata log is read at a time on replay.
 const readChunk = 1 << 20
 
