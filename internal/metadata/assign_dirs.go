@@ -8,7 +8,13 @@ import "slices"
 // after a partition is created in a dir or moved to another): one per
 // partition whose recorded directory differs from what dirOf says (ok
 // false: not open here, left alone).
+//
+// Below metadata.version 3.7-IV2 the records have no directories (Kafka
+// has no JBOD in KRaft there), so nothing is recorded.
 func (img *Image) DirectoryChanges(nodeID int32, dirOf func(topic string, partition int32) (UUID, bool)) []Record {
+	if img.MetadataVersion() < MetadataVersion37IV2 {
+		return nil
+	}
 	var out []Record
 	for _, t := range img.Topics() {
 		for _, p := range t.Partitions {
@@ -29,7 +35,7 @@ func (img *Image) DirectoryChanges(nodeID int32, dirOf func(topic string, partit
 				dirs[j] = MetadataTopicID // DirectoryId.UNASSIGNED
 			}
 			dirs[i] = dir
-			c := NewPartitionChangeRecord(t.ID, p.ID)
+			c := NewPartitionChangeRecord(img.MetadataVersion(), t.ID, p.ID)
 			c.Directories = dirs
 			out = append(out, c)
 		}

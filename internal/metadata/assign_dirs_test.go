@@ -12,8 +12,8 @@ func TestDirectoryChangesRecordWhereEachPartitionLives(t *testing.T) {
 	img := mustReplay(t, EmptyImage(),
 		&FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MetadataVersion41IV1},
 		&TopicRecord{Name: "t", TopicID: tid},
-		unassigned.newPartitionRecord(tid, 0),
-		unassigned.newPartitionRecord(tid, 1),
+		unassigned.newPartitionRecord(MetadataVersion41IV1, tid, 0),
+		unassigned.newPartitionRecord(MetadataVersion41IV1, tid, 1),
 	)
 	dirA, dirB := RandomUUID(), RandomUUID()
 	placed := map[int32]UUID{0: dirA, 1: dirB}
