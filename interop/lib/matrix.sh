@@ -1,10 +1,10 @@
 # shellcheck shell=bash
-# The client-generation matrix shared by the librdkafka, kafkajs-gen and sarama suites (sourced by
-# their run.sh): each version's program prints "PASS|FAIL check (ms)[: reason]" lines and closes
-# with "generation VERSION: N passed, M failed". matrix_version runs one version under a deadline
-# and counts its checks into columns (produce, group_*, admin_*, anything else "run");
-# matrix_report prints the version x produce / group consume / admin table and the suite's
-# closing line "interop-SUITE: N passed, M failed".
+# The client-generation matrix shared by the generations, librdkafka, kafkajs-gen and sarama
+# suites (sourced by their run.sh). Each version's program prints "PASS|FAIL check (ms)[: reason]"
+# lines and closes with "generation VERSION: N passed, M failed". matrix_version runs one version
+# under a deadline and counts its checks into columns (produce, group_*, admin_*, anything else
+# "run"); matrix_report prints the version x produce / group consume / admin table and the
+# suite's closing line "interop-SUITE: N passed, M failed".
 MATRIX_PASSED=0
 MATRIX_FAILED=0
 MATRIX_ROWS=()
