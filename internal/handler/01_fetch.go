@@ -223,8 +223,12 @@ func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetch
 	return targets
 }
 
+// noAbortedTransactions is the empty (not null) aborted-transactions array Kafka answers for a
+// partition it could not resolve (unknown topic or partition, not the leader).
+var noAbortedTransactions = []kmsg.FetchResponseTopicPartitionAbortedTransaction{}
+
 func (b *Broker) resolveFetchTarget(img *metadata.Image, t *fetchTarget) {
-	t.out = fetchAnswer{HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1}
+	t.out = fetchAnswer{HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1, AbortedTransactions: noAbortedTransactions}
 	var topic *metadata.Topic
 	var ok bool
 	if t.key.Topic == "" {
