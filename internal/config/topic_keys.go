@@ -27,6 +27,7 @@ var topicKeyList = []Key{
 	def("compression.lz4.level", TypeInt, "9", between(1, 17), ReadOnly, "Compression level when compression.type is lz4."),
 	def("compression.zstd.level", TypeInt, "3", between(-131072, 22), ReadOnly, "Compression level when compression.type is zstd."),
 	def("delete.retention.ms", TypeLong, "86400000", atLeast(0), ReadOnly, "How long tombstones are kept on compacted topics."),
+	def("errors.deadletterqueue.group.enable", TypeBoolean, "false", nil, ReadOnly, "Let share groups write undeliverable records to this topic as a dead-letter queue (Kafka 4.4; Karst has no share groups yet)."),
 	def("file.delete.delay.ms", TypeLong, "60000", atLeast(0), ReadOnly, "Delay before a deleted segment's files are removed."),
 	def("flush.messages", TypeLong, maxInt64, atLeast(1), ReadOnly, "Messages appended before a forced fsync."),
 	def("flush.ms", TypeLong, maxInt64, atLeast(0), ReadOnly, "Time before a forced fsync."),
@@ -36,6 +37,7 @@ var topicKeyList = []Key{
 	def("local.retention.bytes", TypeLong, "-2", atLeast(-2), ReadOnly, "Local bytes kept for tiered topics; -2 means retention.bytes."),
 	def("local.retention.ms", TypeLong, "-2", atLeast(-2), ReadOnly, "Local time kept for tiered topics; -2 means retention.ms."),
 	def("max.compaction.lag.ms", TypeLong, maxInt64, atLeast(1), ReadOnly, "Longest time a record may stay uncompacted."),
+	def("max.decompressed.message.bytes", TypeInt, "2147483639", between(1, 2147483639), ReadOnly, "Largest decompressed size of one record (Kafka 4.4; accepted, not enforced by Karst)."),
 	def("max.message.bytes", TypeInt, "1048588", atLeast(0), ReadOnly, "Largest record batch accepted for this topic."),
 	def("message.timestamp.after.max.ms", TypeLong, "3600000", atLeast(0), ReadOnly, "How far a CreateTime timestamp may lie after the broker's clock."),
 	def("message.timestamp.before.max.ms", TypeLong, maxInt64, atLeast(0), ReadOnly, "How far a CreateTime timestamp may lie before the broker's clock."),
@@ -44,6 +46,8 @@ var topicKeyList = []Key{
 	def("min.compaction.lag.ms", TypeLong, "0", atLeast(0), ReadOnly, "Shortest time a record stays uncompacted."),
 	def("min.insync.replicas", TypeInt, "1", atLeast(1), ReadOnly, "With acks=all, the fewest in-sync replicas that must acknowledge a write."),
 	def("preallocate", TypeBoolean, "false", nil, ReadOnly, "Preallocate segment files."),
+	def("remote.copy.lag.bytes", TypeLong, "-1", atLeast(-1), ReadOnly, "Bytes of newer local data after which a segment may be copied to remote storage; -1 derives it from local.retention.bytes (not used by Karst)."),
+	def("remote.copy.lag.ms", TypeLong, "0", atLeast(-1), ReadOnly, "Time since a segment's last record after which it may be copied to remote storage; -1 derives it from local.retention.ms (not used by Karst)."),
 	def("remote.log.copy.disable", TypeBoolean, "false", nil, ReadOnly, "Stop copying segments to remote storage (tiered topics)."),
 	def("remote.log.delete.on.disable", TypeBoolean, "false", nil, ReadOnly, "Delete remote data when remote storage is turned off."),
 	def("remote.storage.enable", TypeBoolean, "false", nil, ReadOnly, "Tier the topic's segments to remote storage (not supported by Karst)."),
@@ -89,6 +93,9 @@ var topicSynonyms = map[string][]BrokerSynonym{
 	"message.timestamp.after.max.ms":  {{"log.message.timestamp.after.max.ms", 1}},
 	"local.retention.ms":              {{"log.local.retention.ms", 1}},
 	"local.retention.bytes":           {{"log.local.retention.bytes", 1}},
+	"max.decompressed.message.bytes":  {{"max.decompressed.message.bytes", 1}},
+	"remote.copy.lag.bytes":           {{"log.remote.copy.lag.bytes", 1}},
+	"remote.copy.lag.ms":              {{"log.remote.copy.lag.ms", 1}},
 }
 
 // TopicKey returns (a copy of) the definition of a topic-level key.

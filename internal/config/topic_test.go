@@ -107,15 +107,7 @@ func TestEffectiveTopicConfig(t *testing.T) {
 }
 
 func TestTopicKeyTable(t *testing.T) {
-	for _, n := range []string{"cleanup.policy", "compression.type", "compression.gzip.level", "compression.lz4.level",
-		"compression.zstd.level", "delete.retention.ms", "file.delete.delay.ms", "flush.messages", "flush.ms",
-		"follower.replication.throttled.replicas", "index.interval.bytes", "leader.replication.throttled.replicas",
-		"local.retention.bytes", "local.retention.ms", "max.compaction.lag.ms", "max.message.bytes",
-		"message.timestamp.after.max.ms", "message.timestamp.before.max.ms", "message.timestamp.type",
-		"min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas", "preallocate",
-		"remote.storage.enable", "remote.log.copy.disable", "remote.log.delete.on.disable", "retention.bytes",
-		"retention.ms", "segment.bytes", "segment.index.bytes", "segment.jitter.ms", "segment.ms",
-		"unclean.leader.election.enable"} {
+	for _, n := range kafka44TopicKeys {
 		if _, ok := TopicKey(n); !ok {
 			t.Errorf("missing topic key %s", n)
 		}

@@ -23,8 +23,11 @@ func TestCreateTopicsAnswersTheEffectiveConfig(t *testing.T) {
 	for _, c := range resp.Topics[0].Configs {
 		got[c.Name] = c
 	}
-	if len(got) < 30 {
+	if len(got) != 37 {
 		t.Fatalf("%d configs answered, want every topic config (Kafka 4.4: 37)", len(got))
+	}
+	if d := got["max.decompressed.message.bytes"]; d.Value == nil || *d.Value != "2147483639" || d.Source != int8(kmsg.ConfigSourceDefaultConfig) {
+		t.Fatalf("max.decompressed.message.bytes answered %+v, want Kafka 4.4's default", d)
 	}
 	if r := got["retention.ms"]; r.Value == nil || *r.Value != "1000" || r.Source != int8(kmsg.ConfigSourceDynamicTopicConfig) {
 		t.Fatalf("retention.ms answered %+v, want 1000 from the topic", r)
