@@ -69,7 +69,9 @@ func (b *Broker) handleCreateTopics(_ context.Context, r *Request) Outcome {
 			_, err = b.opts.Metadata.CreateTopic(ct)
 		}
 		if err != nil {
+			// Kafka answers a topic it refused with an empty (not null) config list from v5.
 			out.ErrorCode, out.ErrorMessage = errorCode(err), errorMessage(err)
+			out.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
 			resp.Topics = append(resp.Topics, out)
 			continue
 		}
