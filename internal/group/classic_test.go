@@ -211,8 +211,12 @@ func TestLeaveGroupBatched(t *testing.T) {
 	if len(r.Members) != 1 {
 		t.Fatalf("%+v", r)
 	}
-	top, _ = h.c.Leave("none", []MemberIdentity{{MemberID: "x"}})
-	wantErr(t, top, kerr.UnknownMemberID)
+	// An unknown group: each member is unknown, the request itself is fine (Kafka 4.4).
+	top, errs = h.c.Leave("none", []MemberIdentity{{MemberID: "x"}})
+	wantErr(t, top, nil)
+	if len(errs) != 1 || errs[0] != kerr.UnknownMemberID {
+		t.Fatalf("unknown group: %v", errs)
+	}
 	// The last member leaving empties the group, which bumps the generation.
 	h.c.Leave("g", []MemberIdentity{{MemberID: ids[0]}})
 	if h.state("g") != PreparingRebalance && h.state("g") != Empty {

@@ -11,7 +11,13 @@ func (c *Coordinator) Leave(groupID string, members []MemberIdentity) (*kerr.Err
 	}
 	g := c.group(groupID, false)
 	if g == nil {
-		return kerr.UnknownMemberID, nil
+		// Kafka 4.4 answers each member of a group it does not know UNKNOWN_MEMBER_ID, the
+		// request itself NONE (LeaveGroup v0-v2 take their one member's error as theirs).
+		errs := make([]*kerr.Error, len(members))
+		for i := range errs {
+			errs[i] = kerr.UnknownMemberID
+		}
+		return nil, errs
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
