@@ -97,7 +97,9 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	}
 	holder := c.group(req.GroupID, req.MemberEpoch == 0)
 	if holder == nil {
-		return fail(kerr.UnknownMemberID, "")
+		// Only a join (epoch 0) creates a group; Kafka answers any other epoch, a leave
+		// included, for a group it does not know with GROUP_ID_NOT_FOUND.
+		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Group %s not found.", req.GroupID))
 	}
 	holder.mu.Lock()
 	defer holder.mu.Unlock()
@@ -113,7 +115,7 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	existed := c.consumerGroupOf(holder, false) != nil
 	g := c.consumerGroupOf(holder, req.MemberEpoch == 0)
 	if g == nil {
-		return fail(kerr.UnknownMemberID, "")
+		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Group %s is not a consumer group", req.GroupID))
 	}
 	if !existed && (holder.protocolType != "" || holder.generation > 0) {
 		// An empty classic group becomes a consumer group: its metadata is
