@@ -46,9 +46,11 @@ func (b *Broker) handleDescribeGroups(_ context.Context, r *Request) Outcome {
 			g.AuthorizedOperations = 1<<3 | 1<<6 | 1<<8
 		}
 		if d.Err != nil && v >= 6 {
+			// Kafka answers a group it reports as an error without authorized operations.
 			g.ErrorCode = d.Err.Code
 			msg := d.ErrMessage
 			g.ErrorMessage = &msg
+			g.AuthorizedOperations = authorizedOperationsNotRequested
 		}
 		for _, m := range d.Members {
 			gm := kmsg.NewDescribeGroupsResponseGroupMember()

@@ -19,6 +19,7 @@ func TestDescribeAndListGroups(t *testing.T) {
 	for v := int16(0); v <= 6; v++ {
 		req := kmsg.NewPtrDescribeGroupsRequest()
 		req.Groups = []string{"g", "missing"}
+		req.IncludeAuthorizedOperations = v >= 3
 		resp := f.do(req, v).(*kmsg.DescribeGroupsResponse)
 		g, m := resp.Groups[0], resp.Groups[1]
 		if g.State != "Stable" || g.Protocol != "range" || g.ProtocolType != "consumer" || len(g.Members) != 1 ||
@@ -31,6 +32,10 @@ func TestDescribeAndListGroups(t *testing.T) {
 		}
 		if m.State != "Dead" || m.ErrorCode != wantCode {
 			t.Fatalf("v%d missing: %+v", v, m)
+		}
+		// Kafka 4.4 answers a group it reports as GROUP_ID_NOT_FOUND (v6) without operations.
+		if v >= 6 && m.AuthorizedOperations != authorizedOperationsNotRequested {
+			t.Fatalf("v%d missing: authorized operations %d, want INT32_MIN", v, m.AuthorizedOperations)
 		}
 	}
 	for v := int16(0); v <= 5; v++ {

@@ -51,14 +51,19 @@ func TestConsumerGroupHeartbeatAndDescribe(t *testing.T) {
 	for v := int16(0); v <= 1; v++ {
 		req := kmsg.NewPtrConsumerGroupDescribeRequest()
 		req.Groups = []string{"g", "missing"}
+		req.IncludeAuthorizedOperations = true
 		d := f.do(req, v).(*kmsg.ConsumerGroupDescribeResponse)
 		g := d.Groups[0]
 		if g.ErrorCode != 0 || g.State != "Stable" || g.Epoch != 2 || g.AssignmentEpoch != 2 || g.AssignorName != "uniform" || len(g.Members) != 2 ||
 			len(g.Members[0].Assignment.TopicPartitions) != 1 || g.Members[0].Assignment.TopicPartitions[0].Topic != "t" {
 			t.Fatalf("v%d describe: %+v", v, g)
 		}
-		if d.Groups[1].ErrorCode != kerr.GroupIDNotFound.Code {
-			t.Fatalf("v%d missing: %+v", v, d.Groups[1])
+		if d.Groups[1].ErrorCode != kerr.GroupIDNotFound.Code || d.Groups[1].AuthorizedOperations != authorizedOperationsNotRequested {
+			t.Fatalf("v%d missing: %+v; want GROUP_ID_NOT_FOUND without authorized operations (Kafka 4.4)", v, d.Groups[1])
+		}
+		// As Kafka 4.4: a consumer-protocol member is type 1 (v1), and no regex is "".
+		if m := g.Members[0]; (v >= 1 && m.MemberType != 1) || m.SubscribedTopicRegex == nil || *m.SubscribedTopicRegex != "" {
+			t.Fatalf("v%d member type %d, regex %v; want 1 and \"\"", v, m.MemberType, m.SubscribedTopicRegex)
 		}
 	}
 

@@ -3,8 +3,9 @@ package handler
 // ConsumerGroupDescribe (key 69), versions 0–1: consumer-protocol groups
 // with their epochs, members, and current and target assignments.
 //
-//	v1: MemberType (KIP-1099); always -1 (unknown) here, as every member
-//	    of a consumer group here speaks the consumer protocol.
+//	v1: MemberType (KIP-1099); always 1 (consumer), as every member of a
+//	    consumer group here speaks the consumer protocol (Kafka 4.4 answers
+//	    0 for a classic member of a migrated group).
 //
 // A classic group ("Group <id> is not a consumer group.") or an unknown
 // id ("Group <id> not found.") is GROUP_ID_NOT_FOUND, as in Kafka.
@@ -43,9 +44,11 @@ func (b *Broker) handleConsumerGroupDescribe(_ context.Context, r *Request) Outc
 			g.AuthorizedOperations = 1<<3 | 1<<6 | 1<<8
 		}
 		if d.Err != nil {
+			// Kafka answers a group it reports as an error without authorized operations.
 			g.ErrorCode = d.Err.Code
 			msg := d.ErrMessage
 			g.ErrorMessage = &msg
+			g.AuthorizedOperations = authorizedOperationsNotRequested
 			resp.Groups = append(resp.Groups, g)
 			continue
 		}
@@ -58,6 +61,10 @@ func (b *Broker) handleConsumerGroupDescribe(_ context.Context, r *Request) Outc
 			if gm.SubscribedTopics == nil {
 				gm.SubscribedTopics = []string{}
 			}
+			if gm.SubscribedTopicRegex == nil {
+				gm.SubscribedTopicRegex = &noRegex // Kafka answers "" for a member without one
+			}
+			gm.MemberType = memberTypeConsumer
 			gm.Assignment = describeAssignment(img, m.Assignment)
 			gm.TargetAssignment = describeAssignment(img, m.TargetAssignment)
 			g.Members = append(g.Members, gm)
@@ -66,6 +73,12 @@ func (b *Broker) handleConsumerGroupDescribe(_ context.Context, r *Request) Outc
 	}
 	return Ready(resp)
 }
+
+// memberTypeConsumer is KIP-1099's member type of a consumer-protocol member (-1 unknown,
+// 0 classic, 1 consumer).
+const memberTypeConsumer = 1
+
+var noRegex = ""
 
 func describeAssignment(img *metadata.Image, ma group.MemberAssignment) kmsg.Assignment {
 	a := kmsg.NewAssignment()
