@@ -50,5 +50,12 @@ echo "differential: kafka $KAFKA_VERSION on 127.0.0.1:$KAFKA_PORT, karst on 127.
 "$WORK/differential" -kafka "127.0.0.1:$KAFKA_PORT" -karst "127.0.0.1:$KARST_PORT" \
   -known "$HERE/known-differences.txt" -only "${DIFFERENTIAL_ONLY:-}"
 rc=$?
+if ! kill -0 "$KARST_PID" 2> /dev/null; then
+  # A broker that died mid-run turns every later scenario into "connection refused"; say so.
+  echo "differential: karst exited during the run; the end of its log:" >&2
+  tail -n 40 "$WORK/karst.log" >&2
+  KARST_PID=""
+  rc=1
+fi
 echo "differential: suite wall time $((SECONDS - start)) s"
 exit $rc

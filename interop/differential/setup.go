@@ -103,13 +103,25 @@ func waitForLeaders(s *session, topic string, partitions int32) error {
 			for _, p := range resp.Topics[0].Partitions {
 				ready = ready && p.Leader >= 0 && p.ErrorCode == 0
 			}
-			if ready {
+			if ready && partitionsServe(s, topic, partitions) {
 				return nil
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("topic %s: partitions without a leader after 30 s", topic)
+}
+
+// partitionsServe reports whether ListOffsets answers every partition of topic without an
+// error: Kafka's metadata names a new partition's leader a moment before that broker serves it.
+func partitionsServe(s *session, topic string, partitions int32) bool {
+	for p := int32(0); p < partitions; p++ {
+		resp, ok := s.send(listOffsetsRequest(s, 7, topic, p, -1)).(*kmsg.ListOffsetsResponse)
+		if !ok || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // produce appends one batch with acks=-1 and fails unless the broker accepts it. It retries
