@@ -70,8 +70,16 @@ func (f *flattener) walk(out map[string]string, path, field string, v reflect.Va
 			return
 		}
 		out[path+".len"] = strconv.Itoa(v.Len())
-		for i, label := range f.elementLabels(v) {
-			f.walk(out, path+"["+label+"]", field, v.Index(i))
+		// Elements are walked in label order, not the broker's: placeholders are numbered by
+		// first appearance, and arrays such as ListTransactions' come in no set order.
+		labels := f.elementLabels(v)
+		order := make([]int, len(labels))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return labels[order[a]] < labels[order[b]] })
+		for _, i := range order {
+			f.walk(out, path+"["+labels[i]+"]", field, v.Index(i))
 		}
 	case reflect.String:
 		out[path] = strconv.Quote(v.String())

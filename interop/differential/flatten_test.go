@@ -6,9 +6,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TestFlattenNormalizesAndLabels: ids become placeholders numbered by first appearance (the
-// same id twice gets the same placeholder), "none" values stay, array elements are labelled by
-// their key fields, and error codes carry their names.
+// TestFlattenNormalizesAndLabels: ids become placeholders numbered by first appearance in label
+// order, whatever order the broker answered in (the same id twice gets the same placeholder);
+// "none" values stay, array elements are labelled by their key fields, and error codes carry
+// their names.
 func TestFlattenNormalizesAndLabels(t *testing.T) {
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.ClusterID = kmsg.StringPtr("abc")
@@ -27,8 +28,8 @@ func TestFlattenNormalizesAndLabels(t *testing.T) {
 	got := f.flatten(resp)
 	want := map[string]string{
 		"ClusterID":                 "<cluster-1>",
-		"Topics[Topic=b].TopicID":   "<topic-id-1>",
-		"Topics[Topic=a].TopicID":   "<topic-id-2>",
+		"Topics[Topic=a].TopicID":   "<topic-id-1>",
+		"Topics[Topic=b].TopicID":   "<topic-id-2>",
 		"Topics[Topic=a].ErrorCode": "3 UNKNOWN_TOPIC_OR_PARTITION",
 		"Topics[Topic=b].ErrorCode": "0",
 		"Brokers[NodeID=1].Host":    "<host>",
@@ -42,7 +43,7 @@ func TestFlattenNormalizesAndLabels(t *testing.T) {
 		}
 	}
 	again := f.flatten(resp)
-	if again["Topics[Topic=b].TopicID"] != "<topic-id-1>" {
+	if again["Topics[Topic=b].TopicID"] != "<topic-id-2>" {
 		t.Errorf("the same id got a new placeholder: %q", again["Topics[Topic=b].TopicID"])
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -32,6 +33,7 @@ func init() {
 				return
 			}
 			s.compare("1", alterConfigsRequest(v, topic, "retention.ms", "7200000"))
+			awaitRetention(s, topic, "7200000")
 			s.compare("describe", describeConfigsRequest(4, kmsg.ConfigResourceTypeTopic, topic, "retention.ms", "cleanup.policy"))
 		}},
 		scenario{name: "invalid-value", run: func(s *session, v int16) {
@@ -53,6 +55,7 @@ func init() {
 			s.compare("set", incrementalAlterRequest(v, topic, kmsg.IncrementalAlterConfigOpSet, "retention.ms", "7200000"))
 			s.compare("append", incrementalAlterRequest(v, topic, kmsg.IncrementalAlterConfigOpAppend, "cleanup.policy", "compact"))
 			s.compare("delete", incrementalAlterRequest(v, topic, kmsg.IncrementalAlterConfigOpDelete, "retention.ms", ""))
+			awaitRetention(s, topic, "604800000")
 			s.compare("describe", describeConfigsRequest(4, kmsg.ConfigResourceTypeTopic, topic, "retention.ms", "cleanup.policy"))
 		}},
 		scenario{name: "invalid-value", run: func(s *session, v int16) {
@@ -86,6 +89,22 @@ func init() {
 			s.compare("1", req)
 		}},
 	)
+}
+
+// awaitRetention waits (up to 5 s) until the broker describes topic's retention.ms as want:
+// Kafka's broker applies a config change once the controller's record reaches it, a moment after
+// the alter request is answered, so a describe right after may still see the old value.
+func awaitRetention(s *session, topic, want string) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, ok := s.send(describeConfigsRequest(4, kmsg.ConfigResourceTypeTopic, topic, "retention.ms")).(*kmsg.DescribeConfigsResponse)
+		if ok && len(resp.Resources) == 1 && len(resp.Resources[0].Configs) == 1 {
+			if v := resp.Resources[0].Configs[0].Value; v != nil && *v == want {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func describeConfigsRequest(v int16, resourceType kmsg.ConfigResourceType, name string, keys ...string) *kmsg.DescribeConfigsRequest {
