@@ -69,6 +69,10 @@ func (b *Broker) handleConsumerGroupHeartbeat(_ context.Context, r *Request) Out
 		resp.ErrorCode = kerr.CoordinatorNotAvailable.Code
 		return Ready(resp)
 	}
+	if msg := invalidConsumerJoin(req); msg != "" {
+		resp.ErrorCode, resp.ErrorMessage = kerr.InvalidRequest.Code, &msg
+		return Ready(resp)
+	}
 	img := b.opts.Metadata.Image()
 	hb := group.ConsumerHeartbeat{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch,
@@ -128,6 +132,22 @@ func (b *Broker) handleConsumerGroupHeartbeat(_ context.Context, r *Request) Out
 		resp.Assignment = &a
 	}
 	return waitThen(res.Wait, resp, req.MemberEpoch)
+}
+
+// invalidConsumerJoin returns Kafka's message for a join (epoch 0) that Kafka refuses with
+// INVALID_REQUEST before it looks at the group: one without a rebalance timeout, or one whose
+// owned partitions are not an empty list (null or non-empty), in Kafka's order of checks.
+func invalidConsumerJoin(req *kmsg.ConsumerGroupHeartbeatRequest) string {
+	if req.MemberEpoch != 0 || req.Group == "" {
+		return ""
+	}
+	if req.RebalanceTimeoutMillis == -1 {
+		return "RebalanceTimeoutMs must be provided in first request."
+	}
+	if req.Topics == nil || len(req.Topics) > 0 {
+		return "TopicPartitions must be empty when (re-)joining."
+	}
+	return ""
 }
 
 // waitThen answers resp once the heartbeat's records are durable, as

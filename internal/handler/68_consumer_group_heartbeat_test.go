@@ -70,6 +70,7 @@ func TestConsumerGroupHeartbeatAndDescribe(t *testing.T) {
 	// v0 members get their id from the broker.
 	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
 	req.Group, req.SubscribedTopicNames, req.Topics = "g0", []string{"t"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	req.RebalanceTimeoutMillis = 60000
 	if resp := f.do(req, 0).(*kmsg.ConsumerGroupHeartbeatResponse); resp.ErrorCode != 0 || resp.MemberID == nil || *resp.MemberID == "" {
 		t.Fatalf("v0 join: %+v", resp)
 	}
@@ -116,5 +117,38 @@ func TestDescribeGroupsOfConsumerGroup(t *testing.T) {
 		if g := d.Groups[i]; g.ErrorCode != kerr.GroupIDNotFound.Code || g.ErrorMessage == nil || *g.ErrorMessage != want {
 			t.Fatalf("ConsumerGroupDescribe: %+v", g)
 		}
+	}
+}
+
+// TestConsumerGroupJoinNeedsTimeoutAndEmptyOwnedPartitions: a join (epoch 0) without a rebalance
+// timeout, or whose owned partitions are null or not empty, is refused with INVALID_REQUEST and
+// Kafka's message, as Kafka 4.4 does; with both it joins.
+func TestConsumerGroupJoinNeedsTimeoutAndEmptyOwnedPartitions(t *testing.T) {
+	f := newGroupFixture(t)
+	f.createTopic("t", 1, nil)
+	topicID := f.store.Image().Topics()[0].ID
+	join := func(timeout int32, owned []kmsg.ConsumerGroupHeartbeatRequestTopic) *kmsg.ConsumerGroupHeartbeatResponse {
+		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		req.Group, req.MemberID, req.SubscribedTopicNames = "g", "m-aaaaaaaaaaaaaaaaaaaa", []string{"t"}
+		req.RebalanceTimeoutMillis, req.Topics = timeout, owned
+		return f.do(req, 1).(*kmsg.ConsumerGroupHeartbeatResponse)
+	}
+	owning := []kmsg.ConsumerGroupHeartbeatRequestTopic{{TopicID: topicID, Partitions: []int32{0}}}
+	for _, c := range []struct {
+		timeout int32
+		owned   []kmsg.ConsumerGroupHeartbeatRequestTopic
+		want    string
+	}{
+		{-1, []kmsg.ConsumerGroupHeartbeatRequestTopic{}, "RebalanceTimeoutMs must be provided in first request."},
+		{60000, nil, "TopicPartitions must be empty when (re-)joining."},
+		{60000, owning, "TopicPartitions must be empty when (re-)joining."},
+	} {
+		resp := join(c.timeout, c.owned)
+		if resp.ErrorCode != kerr.InvalidRequest.Code || resp.ErrorMessage == nil || *resp.ErrorMessage != c.want {
+			t.Errorf("timeout %d, owned %v: error %d %v; want INVALID_REQUEST %q", c.timeout, c.owned, resp.ErrorCode, resp.ErrorMessage, c.want)
+		}
+	}
+	if resp := join(60000, []kmsg.ConsumerGroupHeartbeatRequestTopic{}); resp.ErrorCode != 0 {
+		t.Fatalf("a valid join: error %d", resp.ErrorCode)
 	}
 }

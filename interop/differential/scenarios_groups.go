@@ -206,6 +206,11 @@ func init() {
 		scenario{name: "unknown-member", run: func(s *session, v int16) {
 			s.compare("1", consumerHeartbeatRequest(v, fmt.Sprintf("kip848-unknown-v%d", v), "nobody-bbbbbbbbbbbbbbbbb", 3))
 		}},
+		scenario{name: "join-null-owned-partitions", run: func(s *session, v int16) {
+			req := consumerHeartbeatRequest(v, fmt.Sprintf("kip848-null-owned-v%d", v), "member-eeeeeeeeeeeeeeeeeee", 0)
+			req.SubscribedTopicNames, req.RebalanceTimeoutMillis = []string{dataTopic}, 30000
+			s.compare("1", req)
+		}},
 		scenario{name: "join-without-subscription", run: func(s *session, v int16) {
 			s.compare("1", consumerHeartbeatRequest(v, fmt.Sprintf("kip848-nosub-v%d", v), "member-ccccccccccccccccc", 0))
 		}},
