@@ -11,7 +11,7 @@
 //     varint api key, unsigned varint record version, then the flexible
 //     message body ending in tagged fields. Records of other types decode to
 //     UnknownRecord and are skipped on replay, so a log written by Kafka
-//     (ACLs, quotas, SCRAM, controller registrations) still loads.
+//     (ACLs, SCRAM, controller registrations) still loads.
 //   - Control records (control.go): LeaderChangeMessage, SnapshotHeader/
 //     Footer, KRaftVersionRecord, VotersRecord. Unframed; key is (int16 0,
 //     int16 type).
@@ -19,8 +19,8 @@
 //   - Image (image.go, replay.go): an immutable snapshot; Replay returns a
 //     new image sharing everything it did not change.
 //   - Operations (ops.go): CreateTopic, DeleteTopic, CreatePartitions,
-//     (Incremental)AlterConfigs, AllocateProducerIDs validate against an
-//     image and return records plus an *Error carrying a Kafka error code.
+//     (Incremental)AlterConfigs, AlterClientQuotas (quotas.go),
+//     AllocateProducerIDs validate against an image and return records plus an *Error carrying a Kafka error code.
 //     They never mutate: the records take effect when replayed.
 //   - Store (store.go): the image behind an atomic pointer (readers never
 //     lock) and a mutex for writers, over a RecordLog the caller provides.

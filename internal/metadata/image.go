@@ -19,6 +19,8 @@ type Image struct {
 	// existing topic that has it (at most one: Kafka refuses a second).
 	collisionNames map[string]string
 	configs        map[ConfigResource]map[string]string
+	// quotas are the client quotas by QuotaEntity.key.
+	quotas         map[string]*Quotas
 	features       map[string]int16
 	brokers        map[int32]*Broker
 	nextProducerID int64
@@ -79,6 +81,7 @@ func EmptyImage() *Image {
 		topicsByID:     map[UUID]*Topic{},
 		collisionNames: map[string]string{},
 		configs:        map[ConfigResource]map[string]string{},
+		quotas:         map[string]*Quotas{},
 		features:       map[string]int16{},
 		brokers:        map[int32]*Broker{},
 	}

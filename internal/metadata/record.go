@@ -47,6 +47,7 @@ var maxVersion = map[int16]int16{
 	KeyTopic:                    0,
 	KeyPartition:                2,
 	KeyConfig:                   0,
+	KeyClientQuota:              0,
 	KeyPartitionChange:          2,
 	KeyRemoveTopic:              0,
 	KeyFeatureLevel:             0,
@@ -72,6 +73,8 @@ func newRecord(key, version int16) Record {
 		return &PartitionRecord{Version: version}
 	case KeyConfig:
 		return &ConfigRecord{Version: version}
+	case KeyClientQuota:
+		return &ClientQuotaRecord{Version: version}
 	case KeyPartitionChange:
 		return &PartitionChangeRecord{Version: version}
 	case KeyRemoveTopic:
@@ -99,7 +102,7 @@ func newRecord(key, version int16) Record {
 }
 
 // UnknownRecord is a well-framed record of a type this package does not
-// model (ACLs, quotas, SCRAM credentials, delegation tokens, controller
+// model (ACLs, SCRAM credentials, delegation tokens, controller
 // registrations, ...). Replay ignores it; Body keeps its bytes so nothing
 // is lost when it is written back.
 type UnknownRecord struct {

@@ -39,6 +39,7 @@ func newBuilder(old *Image) *builder {
 			topicsByID:     cloneMap(old.topicsByID),
 			collisionNames: cloneMap(old.collisionNames),
 			configs:        cloneMap(old.configs),
+			quotas:         cloneMap(old.quotas),
 			features:       cloneMap(old.features),
 			brokers:        cloneMap(old.brokers),
 			nextProducerID: old.nextProducerID,
@@ -85,6 +86,8 @@ func (b *builder) apply(rec Record) error {
 		return b.applyClearElr(r)
 	case *ConfigRecord:
 		b.applyConfig(r)
+	case *ClientQuotaRecord:
+		b.applyClientQuota(r)
 	case *FeatureLevelRecord:
 		if r.FeatureLevel == 0 && r.Name != FeatureMetadataVersion {
 			delete(b.img.features, r.Name)

@@ -28,7 +28,8 @@ const maxSnapshotBatchBytes = 1 << 20
 
 // Records returns records that rebuild img from an empty image, in the
 // order of Kafka's MetadataImage.write: features (metadata.version first),
-// brokers, topics each followed by its partitions, configs, producer ids.
+// brokers, topics each followed by its partitions, configs, client quotas,
+// producer ids.
 func (img *Image) Records() []Record {
 	var out []Record
 	versions := recordVersionsAt(img.MetadataVersion())
@@ -82,6 +83,11 @@ func (img *Image) Records() []Record {
 		for _, key := range sortedKeys(img.configs[res]) {
 			v := img.configs[res][key]
 			out = append(out, &ConfigRecord{ResourceType: res.Type, ResourceName: res.Name, Name: key, Value: &v})
+		}
+	}
+	for _, q := range img.ClientQuotas() {
+		for _, key := range sortedKeys(q.Values) {
+			out = append(out, &ClientQuotaRecord{Entity: q.Entity, Key: key, Value: q.Values[key]})
 		}
 	}
 	if img.nextProducerID > 0 {

@@ -301,3 +301,15 @@ func (s *Store) KRaftVersion() int16 {
 	}
 	return 0
 }
+
+// AlterClientQuotas applies quota alterations (or only validates them) and
+// returns one result per entity; see Image.AlterClientQuotas.
+func (s *Store) AlterClientQuotas(alterations []QuotaAlteration, validIP func(string) bool, validateOnly bool) ([]QuotaResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, results := s.cur.Load().AlterClientQuotas(alterations, validIP)
+	if validateOnly {
+		return results, nil
+	}
+	return results, s.commitLocked(recs)
+}
