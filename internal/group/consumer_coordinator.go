@@ -14,7 +14,10 @@ import (
 type consumerGroups struct {
 	cfg    ConsumerConfig
 	cfgSet bool
-	groups map[string]*consumerGroup
+	// perGroup, if set, applies a group's own configs (see
+	// SetConsumerGroupConfigs).
+	perGroup func(groupID string, broker ConsumerConfig) ConsumerConfig
+	groups   map[string]*consumerGroup
 }
 
 // SetConsumerConfig sets the group.consumer.* settings; call it before
@@ -25,13 +28,29 @@ func (c *Coordinator) SetConsumerConfig(cfg ConsumerConfig) {
 	c.mu.Unlock()
 }
 
-func (c *Coordinator) consumerConfig() ConsumerConfig {
+// SetConsumerGroupConfigs sets where a group's own configs come from
+// (GROUP resources, KIP-848): perGroup returns the settings for one group
+// given the broker-wide ones, so consumer.session.timeout.ms and
+// consumer.heartbeat.interval.ms set on a group apply to its members.
+func (c *Coordinator) SetConsumerGroupConfigs(perGroup func(groupID string, broker ConsumerConfig) ConsumerConfig) {
+	c.mu.Lock()
+	c.consumer.perGroup = perGroup
+	c.mu.Unlock()
+}
+
+// consumerConfig returns the settings for one group: the broker's, with
+// the group's own configs over them.
+func (c *Coordinator) consumerConfig(groupID string) ConsumerConfig {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
+	cfg, perGroup := c.consumer.cfg, c.consumer.perGroup
 	if !c.consumer.cfgSet {
-		return DefaultConsumerConfig()
+		cfg = DefaultConsumerConfig()
 	}
-	return c.consumer.cfg
+	c.mu.RUnlock()
+	if perGroup != nil {
+		cfg = perGroup(groupID, cfg)
+	}
+	return cfg
 }
 
 // consumerGroupOf returns the consumer state of a group id, creating it
@@ -68,7 +87,7 @@ func (c *Coordinator) activeConsumerGroup(holder *classicGroup) *consumerGroup {
 // subscription changes and the member's progress toward its target
 // assignment.
 func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeatResult {
-	cfg := c.consumerConfig()
+	cfg := c.consumerConfig(req.GroupID)
 	fail := func(err *kerr.Error, msg string) ConsumerHeartbeatResult {
 		return ConsumerHeartbeatResult{Err: err, ErrMessage: msg, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
 	}

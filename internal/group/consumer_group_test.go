@@ -364,3 +364,37 @@ func TestConsumerGroupRandomNeverDoubleOwns(t *testing.T) {
 		}
 	}
 }
+
+func TestConsumerGroupHonoursItsOwnSessionAndHeartbeatConfigs(t *testing.T) {
+	h := newConsumerHarness(t, fakeTopics{"t": 4})
+	h.c.SetConsumerGroupConfigs(func(groupID string, cfg ConsumerConfig) ConsumerConfig {
+		if groupID == "g" {
+			cfg.SessionTimeout, cfg.HeartbeatInterval = 60*time.Second, 7*time.Second
+		}
+		return cfg
+	})
+	a, r := h.join("a", "t")
+	if r.HeartbeatInterval != 7*time.Second {
+		t.Fatalf("heartbeat interval %v, want the group's 7s", r.HeartbeatInterval)
+	}
+	b, _ := h.join("b", "t")
+	h.beat(a)
+	h.beat(b)
+	// 50 s: past the broker's 45 s session timeout, within the group's 60 s.
+	for range 5 {
+		h.clock.advance(10 * time.Second)
+		h.beat(a)
+		h.c.Tick()
+	}
+	if r := h.beat(b); r.Err != nil {
+		t.Fatalf("b expired at 50 s under a 60 s group session timeout: %v", r.Err)
+	}
+	for range 7 {
+		h.clock.advance(10 * time.Second)
+		h.beat(a)
+		h.c.Tick()
+	}
+	if r := h.beat(b); r.Err != kerr.UnknownMemberID {
+		t.Fatalf("b after 70 s silent: %v, want UNKNOWN_MEMBER_ID", r.Err)
+	}
+}

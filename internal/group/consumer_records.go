@@ -47,7 +47,7 @@ func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) bool 
 		holder.transition(Empty, now)
 	}
 	g := c.consumerGroupOf(holder, true)
-	g.replay(rec, value, c.topics(), c.consumerConfig(), now)
+	g.replay(rec, value, c.topics(), c.consumerConfig(holder.id), now)
 	return true
 }
 

@@ -17,8 +17,11 @@ package handler
 //
 // As in Kafka: an illegal topic name is INVALID_TOPIC_EXCEPTION, a missing
 // topic UNKNOWN_TOPIC_OR_PARTITION, another broker's id or a non-numeric
-// one INVALID_REQUEST. Karst has no group, client-metrics or broker-logger
-// configs: those resource types are INVALID_REQUEST.
+// one INVALID_REQUEST. GROUP resources (any name but "", which is
+// INVALID_REQUEST) report Kafka 4.4's group configs: the group's own value
+// (GROUP_CONFIG) or its broker synonym's, internal keys only when set.
+// Karst has no client-metrics or broker-logger configs yet: those resource
+// types are INVALID_REQUEST.
 
 import (
 	"context"
@@ -83,7 +86,15 @@ func (b *Broker) describeConfigResource(img *metadata.Image, cfg *config.Broker,
 			return nil, err
 		}
 		return cfg.DescribeBroker(keys), nil
-	case resourceBrokerLogger, resourceClientMetrics, resourceGroup:
+	case resourceGroup:
+		if name == "" {
+			return nil, &config.RequestError{Code: kerr.InvalidRequest.Code, Message: "Group name must not be empty"}
+		}
+		if cfgErr != nil {
+			return nil, cfgErr
+		}
+		return cfg.DescribeGroup(img.Configs(metadata.ConfigResource{Type: resType, Name: name}), keys), nil
+	case resourceBrokerLogger, resourceClientMetrics:
 		return nil, &config.RequestError{Code: kerr.InvalidRequest.Code, Message: fmt.Sprintf("Karst does not serve configs of resource type %d.", resType)}
 	}
 	return nil, &config.RequestError{Code: kerr.InvalidRequest.Code, Message: fmt.Sprintf("Unsupported resource type: %d", resType)}

@@ -82,7 +82,7 @@ func TestDescribeConfigsErrors(t *testing.T) {
 		{"illegal topic name", kmsg.ConfigResourceTypeTopic, "a/b", kerr.InvalidTopicException.Code},
 		{"another broker", kmsg.ConfigResourceTypeBroker, "2", kerr.InvalidRequest.Code},
 		{"non-numeric broker", kmsg.ConfigResourceTypeBroker, "x", kerr.InvalidRequest.Code},
-		{"group", 32, "g", kerr.InvalidRequest.Code},
+		{"the default group", 32, "", kerr.InvalidRequest.Code},
 	} {
 		r := describeConfigs(f, 4, false, false, c.resType, c.rname)
 		if r.ErrorCode != c.code || len(r.Configs) != 0 || r.ResourceName != c.rname {

@@ -17,9 +17,11 @@ package handler
 //
 // As in Kafka: a resource named twice is INVALID_REQUEST ("Duplicate
 // resource."), a key named twice in one resource is INVALID_REQUEST, and an
-// unknown resource type is UNSUPPORTED_VERSION. Karst has no group,
-// client-metrics or broker-logger configs: those resource types are
-// INVALID_REQUEST.
+// unknown resource type is UNSUPPORTED_VERSION. GROUP resources take Kafka
+// 4.4's group config keys, checked as GroupConfig.validate checks them
+// (bounds from the broker's group.* configs); the default group ("") is
+// INVALID_REQUEST. Karst has no broker-logger configs: that resource type
+// is INVALID_REQUEST.
 
 import (
 	"context"
@@ -100,9 +102,11 @@ func (b *Broker) alterConfigResource(resType int8, name string, changes []config
 	switch {
 	case duplicate:
 		return fail(kerr.InvalidRequest.Code, "Duplicate resource.")
-	case resType == resourceBrokerLogger || resType == resourceClientMetrics || resType == resourceGroup:
+	case resType == resourceBrokerLogger:
 		return fail(kerr.InvalidRequest.Code, fmt.Sprintf("Karst does not serve configs of resource type %d.", resType))
-	case resType != resourceTopic && resType != resourceBroker:
+	case resType == resourceGroup && name == "":
+		return fail(kerr.InvalidRequest.Code, "Default group resources are not allowed.")
+	case resType != resourceTopic && resType != resourceBroker && resType != resourceGroup:
 		return fail(kerr.UnsupportedVersion.Code, fmt.Sprintf("Unknown resource type %d.", resType))
 	}
 	img := b.image()
@@ -117,7 +121,13 @@ func (b *Broker) alterConfigResource(resType int8, name string, changes []config
 		base = nil
 	}
 	var next map[string]string
-	if resType == resourceTopic {
+	switch resType {
+	case resourceGroup:
+		next, err = config.ApplyGroupChanges(base, changes)
+		if err == nil {
+			err = cfg.ValidateGroupConfigs(next)
+		}
+	case resourceTopic:
 		next, err = config.ApplyTopicChanges(base, changes)
 		if err == nil {
 			if _, exists := img.Topic(name); !exists {
@@ -125,7 +135,7 @@ func (b *Broker) alterConfigResource(resType int8, name string, changes []config
 			}
 			err = cfg.ValidateTopicConfigs(stringPointers(next))
 		}
-	} else {
+	default:
 		var perBroker bool
 		perBroker, err = cfg.CheckBrokerResource(name)
 		if err == nil {

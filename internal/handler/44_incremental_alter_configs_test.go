@@ -69,7 +69,7 @@ func TestIncrementalAlterTopicConfigsRefusals(t *testing.T) {
 		{"null set", incrementalResource(kmsg.ConfigResourceTypeTopic, "t", alterOp{"retention.ms", kmsg.IncrementalAlterConfigOpSet, nil}), kerr.InvalidRequest.Code, "Null value"},
 		{"missing topic", incrementalResource(kmsg.ConfigResourceTypeTopic, "nope", set("retention.ms", "1")), kerr.UnknownTopicOrPartition.Code, "The topic 'nope' does not exist."},
 		{"unknown resource type", incrementalResource(3, "x", set("a", "b")), kerr.UnsupportedVersion.Code, "Unknown resource type"},
-		{"group resource", incrementalResource(32, "g", set("a", "b")), kerr.InvalidRequest.Code, ""},
+		{"the default group", incrementalResource(32, "", set("consumer.session.timeout.ms", "50000")), kerr.InvalidRequest.Code, "Default group resources are not allowed."},
 	} {
 		got := incrementalAlter(f, false, c.res)
 		if len(got) != 1 || got[0].ErrorCode != c.code || got[0].ErrorMessage == nil || !strings.Contains(*got[0].ErrorMessage, c.message) {

@@ -183,6 +183,14 @@ func (img *Image) checkConfigResource(node Node, res ConfigResource) *Error {
 		if _, ok := img.brokers[int32(id)]; !ok && int32(id) != node.ID {
 			return opError(kerr.BrokerIDNotRegistered, fmt.Sprintf("No node with id %d found.", id))
 		}
+	case ConfigResourceGroup:
+		if res.Name == "" {
+			return opError(kerr.InvalidRequest, "Default group resources are not allowed.")
+		}
+	case ConfigResourceClientMetrics:
+		if res.Name == "" {
+			return opError(kerr.InvalidRequest, "Default client metrics resources are not allowed.")
+		}
 	default:
 		return opError(kerr.InvalidRequest, fmt.Sprintf("Unsupported config resource type %d", res.Type))
 	}

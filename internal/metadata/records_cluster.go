@@ -6,8 +6,10 @@ package metadata
 
 // Config resource types (ConfigResource.Type in Kafka).
 const (
-	ConfigResourceTopic  int8 = 2
-	ConfigResourceBroker int8 = 4
+	ConfigResourceTopic         int8 = 2
+	ConfigResourceBroker        int8 = 4
+	ConfigResourceClientMetrics int8 = 16
+	ConfigResourceGroup         int8 = 32
 )
 
 // ConfigRecord sets (Value non-nil) or deletes (Value nil) one config key

@@ -5,12 +5,15 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-// configSchema lets the metadata operations validate topic and broker
-// configs with Kafka's rules from internal/config.
+// configSchema lets the metadata operations validate topic, broker and
+// group configs with Kafka's rules from internal/config.
 type configSchema struct{ broker *config.Broker }
 
 func (s configSchema) Validate(res metadata.ConfigResource, configs map[string]string) error {
-	if res.Type == metadata.ConfigResourceBroker {
+	switch res.Type {
+	case metadata.ConfigResourceGroup:
+		return s.broker.ValidateGroupConfigs(configs)
+	case metadata.ConfigResourceBroker:
 		perBroker, err := s.broker.CheckBrokerResource(res.Name)
 		if err != nil {
 			return err
@@ -25,8 +28,11 @@ func (s configSchema) Validate(res metadata.ConfigResource, configs map[string]s
 }
 
 func (s configSchema) key(res metadata.ConfigResource, name string) (config.Key, bool) {
-	if res.Type == metadata.ConfigResourceBroker {
+	switch res.Type {
+	case metadata.ConfigResourceBroker:
 		return config.BrokerKey(name)
+	case metadata.ConfigResourceGroup:
+		return config.GroupKey(name)
 	}
 	return config.TopicKey(name)
 }

@@ -195,6 +195,7 @@ func Start(cfg Config) (n *Node, err error) {
 	offsetsTopic := group.NewOffsetsTopic(n.store, n.storage, group.ConfigFrom(cfg.Settings).OffsetsTopicPartitions, group.SegmentBytes(cfg.Settings))
 	groups := group.New(group.ConfigFrom(cfg.Settings), group.Options{Store: offsetsTopic, Logger: logger})
 	groups.SetConsumerConfig(group.ConsumerConfigFrom(cfg.Settings))
+	groups.SetConsumerGroupConfigs(consumerGroupConfigs(n.store, cfg.Settings))
 	n.groups.Store(groups)
 	if skipped, err := groups.Load(offsetsTopic); err != nil {
 		n.srv.Shutdown(context.Background())
