@@ -20,8 +20,8 @@ package handler
 // one INVALID_REQUEST. GROUP resources (any name but "", which is
 // INVALID_REQUEST) report Kafka 4.4's group configs: the group's own value
 // (GROUP_CONFIG) or its broker synonym's, internal keys only when set.
-// Karst has no client-metrics or broker-logger configs yet: those resource
-// types are INVALID_REQUEST.
+// CLIENT_METRICS resources report metrics, interval.ms and match. Karst
+// has no broker-logger configs yet: that resource type is INVALID_REQUEST.
 
 import (
 	"context"
@@ -94,7 +94,12 @@ func (b *Broker) describeConfigResource(img *metadata.Image, cfg *config.Broker,
 			return nil, cfgErr
 		}
 		return cfg.DescribeGroup(img.Configs(metadata.ConfigResource{Type: resType, Name: name}), keys), nil
-	case resourceBrokerLogger, resourceClientMetrics:
+	case resourceClientMetrics:
+		if name == "" {
+			return nil, &config.RequestError{Code: kerr.InvalidRequest.Code, Message: "Client metrics subscription name must not be empty"}
+		}
+		return config.DescribeClientMetrics(img.Configs(metadata.ConfigResource{Type: resType, Name: name}), keys), nil
+	case resourceBrokerLogger:
 		return nil, &config.RequestError{Code: kerr.InvalidRequest.Code, Message: fmt.Sprintf("Karst does not serve configs of resource type %d.", resType)}
 	}
 	return nil, &config.RequestError{Code: kerr.InvalidRequest.Code, Message: fmt.Sprintf("Unsupported resource type: %d", resType)}

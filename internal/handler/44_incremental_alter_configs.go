@@ -21,7 +21,8 @@ package handler
 // 4.4's group config keys, checked as GroupConfig.validate checks them
 // (bounds from the broker's group.* configs); the default group ("") is
 // INVALID_REQUEST. Karst has no broker-logger configs: that resource type
-// is INVALID_REQUEST.
+// is INVALID_REQUEST. CLIENT_METRICS resources are KIP-714 subscriptions
+// (metrics, interval.ms, match), checked as ClientMetricsConfigs.validate.
 
 import (
 	"context"
@@ -106,7 +107,9 @@ func (b *Broker) alterConfigResource(resType int8, name string, changes []config
 		return fail(kerr.InvalidRequest.Code, fmt.Sprintf("Karst does not serve configs of resource type %d.", resType))
 	case resType == resourceGroup && name == "":
 		return fail(kerr.InvalidRequest.Code, "Default group resources are not allowed.")
-	case resType != resourceTopic && resType != resourceBroker && resType != resourceGroup:
+	case resType == resourceClientMetrics && name == "":
+		return fail(kerr.InvalidRequest.Code, "Subscription name can't be empty")
+	case resType != resourceTopic && resType != resourceBroker && resType != resourceGroup && resType != resourceClientMetrics:
 		return fail(kerr.UnsupportedVersion.Code, fmt.Sprintf("Unknown resource type %d.", resType))
 	}
 	img := b.image()
@@ -122,6 +125,11 @@ func (b *Broker) alterConfigResource(resType int8, name string, changes []config
 	}
 	var next map[string]string
 	switch resType {
+	case resourceClientMetrics:
+		next, err = config.ApplyClientMetricsChanges(base, changes)
+		if err == nil {
+			err = config.ValidateClientMetricsConfigs(name, next)
+		}
 	case resourceGroup:
 		next, err = config.ApplyGroupChanges(base, changes)
 		if err == nil {

@@ -179,3 +179,16 @@ func (p *Partition) clone() *Partition {
 	c.LastKnownELR = slices.Clone(p.LastKnownELR)
 	return &c
 }
+
+// ConfigResourceNames returns, sorted, the names of the resources of one
+// type that have configs set.
+func (img *Image) ConfigResourceNames(resType int8) []string {
+	var out []string
+	for res := range img.configs {
+		if res.Type == resType {
+			out = append(out, res.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -189,7 +189,7 @@ func (img *Image) checkConfigResource(node Node, res ConfigResource) *Error {
 		}
 	case ConfigResourceClientMetrics:
 		if res.Name == "" {
-			return opError(kerr.InvalidRequest, "Default client metrics resources are not allowed.")
+			return opError(kerr.InvalidRequest, "Subscription name can't be empty")
 		}
 	default:
 		return opError(kerr.InvalidRequest, fmt.Sprintf("Unsupported config resource type %d", res.Type))

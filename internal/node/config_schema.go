@@ -5,14 +5,16 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-// configSchema lets the metadata operations validate topic, broker and
-// group configs with Kafka's rules from internal/config.
+// configSchema lets the metadata operations validate topic, broker,
+// group and client-metrics configs with Kafka's rules from internal/config.
 type configSchema struct{ broker *config.Broker }
 
 func (s configSchema) Validate(res metadata.ConfigResource, configs map[string]string) error {
 	switch res.Type {
 	case metadata.ConfigResourceGroup:
 		return s.broker.ValidateGroupConfigs(configs)
+	case metadata.ConfigResourceClientMetrics:
+		return config.ValidateClientMetricsConfigs(res.Name, configs)
 	case metadata.ConfigResourceBroker:
 		perBroker, err := s.broker.CheckBrokerResource(res.Name)
 		if err != nil {
@@ -33,6 +35,8 @@ func (s configSchema) key(res metadata.ConfigResource, name string) (config.Key,
 		return config.BrokerKey(name)
 	case metadata.ConfigResourceGroup:
 		return config.GroupKey(name)
+	case metadata.ConfigResourceClientMetrics:
+		return config.ClientMetricsKey(name)
 	}
 	return config.TopicKey(name)
 }
