@@ -55,6 +55,11 @@ type Options struct {
 	// Txns is the transaction coordinator; nil answers transactional
 	// APIs with COORDINATOR_NOT_AVAILABLE.
 	Txns *txn.Coordinator
+	// ClientInstances and ClientTelemetry are the KIP-714 telemetry
+	// clients and the export of what they push; nil makes private ones
+	// (the export then reaches no registry).
+	ClientInstances *metrics.ClientInstances
+	ClientTelemetry *metrics.ClientTelemetry
 }
 
 // Broker is what every handler reaches the rest of Karst through.
@@ -74,6 +79,12 @@ func NewBroker(opts Options) *Broker {
 	}
 	if opts.FetchSessions == nil {
 		opts.FetchSessions = fetchsession.NewCache(0)
+	}
+	if opts.ClientInstances == nil {
+		opts.ClientInstances = metrics.NewClientInstances(nil)
+	}
+	if opts.ClientTelemetry == nil {
+		opts.ClientTelemetry = metrics.NewClientTelemetry()
 	}
 	b := &Broker{opts: opts, logger: logger}
 	static := b.staticBrokerConfig()

@@ -39,6 +39,14 @@ func TestReadmeListsTheDispatchTable(t *testing.T) {
 // range must be removed, so the list stays the true set of gaps.
 var karstBehindKafka = map[int16]int16{}
 
+// karstBeyondKafka lists the APIs Karst serves that the reference broker
+// does not advertise as it runs in the capture, and why. Kafka serves
+// GetTelemetrySubscriptions and PushTelemetry (KIP-714) only when a
+// ClientTelemetryReceiver plugin is configured; Karst has the receiver
+// built in (the pushed metrics go to its Prometheus endpoint), at Kafka's
+// versions.
+var karstBeyondKafka = map[int16][2]int16{71: {0, 0}, 72: {0, 0}}
+
 // TestServedRangesMatchKafka checks every served API against the ranges
 // the Apache Kafka 4.4 broker advertises (captured in interop/testdata):
 // Karst may leave an API out, and may stay below Kafka's newest version
@@ -47,6 +55,9 @@ func TestServedRangesMatchKafka(t *testing.T) {
 	kafka := readKafkaTable(t, kafkaTablePath)
 	for _, a := range Table() {
 		want, ok := kafka[a.Key]
+		if beyond, listed := karstBeyondKafka[a.Key]; listed && !ok {
+			want, ok = beyond, true
+		}
 		if !ok {
 			t.Errorf("%s (%d) is served but %s does not advertise it", a.Name, a.Key, kafkaTableLabel)
 			continue

@@ -211,6 +211,8 @@ func Start(cfg Config) (n *Node, err error) {
 		n.srv.Shutdown(context.Background())
 		return nil, err
 	}
+	clientTelemetry := metrics.NewClientTelemetry()
+	clientTelemetry.Register(n.metrics)
 	broker := handler.NewBroker(handler.Options{
 		ClusterID:        cfg.ClusterID,
 		NodeID:           cfg.NodeID,
@@ -226,6 +228,8 @@ func Start(cfg Config) (n *Node, err error) {
 		Groups:           groups,
 		Settings:         cfg.Settings,
 		Metrics:          n.metrics,
+		ClientInstances:  metrics.NewClientInstances(nil),
+		ClientTelemetry:  clientTelemetry,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
