@@ -3,7 +3,9 @@
 # Prints PASS/FAIL per check and the closing line "interop-cli: N passed, M failed".
 # Every command is bounded by `timeout`; consumers read by partition, except the consumer-group
 # checks (INTEROP_GROUPS=0 skips them), which drive kafka-console-consumer --group and
-# kafka-consumer-groups. The transaction checks (INTEROP_TXN=0 skips them) copy records with Kafka's
+# kafka-consumer-groups. kafka-configs also sets group configs, client quotas and client-metrics
+# subscriptions, and kafka-client-metrics lists, describes and alters the subscriptions. The
+# transaction checks (INTEROP_TXN=0 skips them) copy records with Kafka's
 # TransactionalMessageCopier, hold a transaction open with TxnHold.java (a single-file Java program on
 # Kafka's client jars) and inspect both with kafka-transactions list / describe / describe-producers.
 set -uo pipefail
@@ -330,6 +332,71 @@ features_downgrade_upgrade() {
   expect_eq "$(feature_level transaction.version)" 2
 }
 
+# Group configs (GROUP resources, KIP-848): set, described with their source, range-checked.
+configs_groups() {
+  local g="interop-cli-cfg-group-$SUFFIX" out
+  tool kafka-configs --bootstrap-server "$B" --alter --entity-type groups --entity-name "$g" \
+    --add-config consumer.session.timeout.ms=50000,consumer.heartbeat.interval.ms=6000 || return 1
+  out=$(tool kafka-configs --bootstrap-server "$B" --describe --entity-type groups --entity-name "$g") || return 1
+  echo "$out"
+  grep -q "consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:consumer.session.timeout.ms=50000, DEFAULT_CONFIG:group.consumer.session.timeout.ms=45000}" <<< "$out" || return 1
+  grep -q "consumer.heartbeat.interval.ms=6000 " <<< "$out" || return 1
+  if out=$(tool kafka-configs --bootstrap-server "$B" --alter --entity-type groups --entity-name "$g" \
+      --add-config consumer.session.timeout.ms=99999 2>&1); then
+    echo "an out-of-range session timeout was accepted"; return 1
+  fi
+  grep -q "consumer.session.timeout.ms must be in the range 45000 to 60000 inclusive." <<< "$out"
+}
+
+# Client quotas (users / clients entities): stored, described, one key deleted; unknown keys refused.
+configs_quotas() {
+  local u="alice-$SUFFIX" c="app-$SUFFIX" out
+  tool kafka-configs --bootstrap-server "$B" --alter --entity-type users --entity-name "$u" --entity-type clients \
+    --entity-name "$c" --add-config producer_byte_rate=1024,consumer_byte_rate=2048 || return 1
+  out=$(tool kafka-configs --bootstrap-server "$B" --describe --entity-type users --entity-name "$u" --entity-type clients --entity-name "$c") || return 1
+  echo "$out"
+  expect_eq "$out" "Quota configs for user-principal '$u', client-id '$c' are consumer_byte_rate=2048.0, producer_byte_rate=1024.0" || return 1
+  tool kafka-configs --bootstrap-server "$B" --alter --entity-type users --entity-name "$u" --entity-type clients \
+    --entity-name "$c" --delete-config consumer_byte_rate || return 1
+  out=$(tool kafka-configs --bootstrap-server "$B" --describe --entity-type users --entity-name "$u" --entity-type clients --entity-name "$c") || return 1
+  expect_eq "$out" "Quota configs for user-principal '$u', client-id '$c' are producer_byte_rate=1024.0" || return 1
+  tool kafka-configs --bootstrap-server "$B" --alter --entity-type clients --entity-default --add-config request_percentage=50 || return 1
+  out=$(tool kafka-configs --bootstrap-server "$B" --describe --entity-type clients --entity-default) || return 1
+  echo "$out"
+  expect_eq "$out" "Quota configs for the default client-id are request_percentage=50.0" || return 1
+  tool kafka-configs --bootstrap-server "$B" --alter --entity-type clients --entity-default --delete-config request_percentage || return 1
+  if out=$(tool kafka-configs --bootstrap-server "$B" --alter --entity-type users --entity-name "$u" --add-config bogus=1 2>&1); then
+    echo "an unknown quota key was accepted"; return 1
+  fi
+  echo "$out"; grep -q "Unexpected config names: bogus" <<< "$out"
+}
+
+# Client-metrics subscriptions (KIP-714) through kafka-configs and kafka-client-metrics.
+client_metrics() {
+  local cm="interop-cli-cm-$SUFFIX" cm2="interop-cli-cm2-$SUFFIX" out
+  tool kafka-client-metrics --bootstrap-server "$B" --alter --name "$cm" --metrics org.apache.kafka.producer.,org.apache.kafka.consumer. \
+    --interval 5000 --match client_id=app,client_software_name=apache-kafka-java || return 1
+  tool kafka-configs --bootstrap-server "$B" --alter --entity-type client-metrics --entity-name "$cm2" --add-config 'interval.ms=1000,metrics=*' || return 1
+  out=$(tool kafka-client-metrics --bootstrap-server "$B" --list) || return 1
+  echo "$out"
+  grep -qx "$cm" <<< "$out" && grep -qx "$cm2" <<< "$out" || return 1
+  out=$(tool kafka-client-metrics --bootstrap-server "$B" --describe --name "$cm") || return 1
+  echo "$out"
+  expect_eq "$out" "Client metrics configs for $cm are:
+  interval.ms=5000
+  match=client_id=app,client_software_name=apache-kafka-java
+  metrics=org.apache.kafka.producer.,org.apache.kafka.consumer." || return 1
+  out=$(tool kafka-configs --bootstrap-server "$B" --describe --entity-type client-metrics --entity-name "$cm2") || return 1
+  echo "$out"
+  grep -q "interval.ms=1000 sensitive=false synonyms={DYNAMIC_CLIENT_METRICS_CONFIG:interval.ms=1000}" <<< "$out" || return 1
+  out=$(tool kafka-client-metrics --bootstrap-server "$B" --alter --name "$cm" --interval 50 2>&1)
+  echo "$out"
+  grep -q "Invalid value 50 for interval.ms, interval must be between 100 and 3600000 (1 hour)" <<< "$out" || return 1
+  tool kafka-client-metrics --bootstrap-server "$B" --delete --name "$cm2" || return 1
+  out=$(tool kafka-client-metrics --bootstrap-server "$B" --list) || return 1
+  ! grep -qx "$cm2" <<< "$out"
+}
+
 check topics_create topics_create
 check topics_create_duplicate_fails topics_create_duplicate_fails
 check topics_list topics_list
@@ -338,6 +405,9 @@ check console_producer_consumer_roundtrip console_roundtrip
 check get_offsets get_offsets
 check configs_describe configs_describe
 check configs_alter configs_alter
+check configs_groups configs_groups
+check configs_quotas configs_quotas
+check client_metrics client_metrics
 if [ "${INTEROP_GROUPS:-1}" != 0 ]; then
   if check groups_console_consume_commit groups_consume_commit; then
     check groups_list groups_list

@@ -15,6 +15,7 @@ case "$TOOL" in
   kafka-consumer-groups)     MAIN=org.apache.kafka.tools.consumer.group.ConsumerGroupCommand ;;
   kafka-transactions)        MAIN=org.apache.kafka.tools.TransactionsCommand ;;
   kafka-broker-api-versions) MAIN=org.apache.kafka.tools.BrokerApiVersionsCommand ;;
+  kafka-client-metrics)      MAIN=org.apache.kafka.tools.ClientMetricsCommand ;;
   kafka-storage)             MAIN=kafka.tools.StorageTool ;;
   kafka-features)            MAIN=org.apache.kafka.tools.FeatureCommand ;;
   *) echo "tool.sh: unknown tool $TOOL" >&2; exit 2 ;;
