@@ -11,7 +11,8 @@ import java.util.List;
  * INTEROP_AUTOCREATE_OFF=1 adds the checks that need a broker with auto.create.topics.enable=false;
  * The classic consumer-group checks always run (INTEROP_GROUPS=0 skips them); INTEROP_GROUPS_CONSUMER=1
  * adds the same checks with the KIP-848 "consumer" group protocol. The transaction checks run
- * always (INTEROP_TXN=0 skips them).
+ * always (INTEROP_TXN=0 skips them). INTEROP_METRICS_URL (a Prometheus /metrics address of the broker)
+ * adds the KIP-714 telemetry check.
  */
 public final class Main {
     public static void main(String[] args) {
@@ -43,6 +44,13 @@ public final class Main {
             new TransactionSuite(bootstrap, checks).run();
         } else {
             System.out.println("SKIP txn_* (INTEROP_TXN=0)");
+        }
+
+        String metricsUrl = System.getenv("INTEROP_METRICS_URL");
+        if (metricsUrl != null && !metricsUrl.isEmpty()) {
+            new TelemetrySuite(bootstrap, metricsUrl, checks).run();
+        } else {
+            System.out.println("SKIP telemetry_* (INTEROP_METRICS_URL unset: Kafka serves KIP-714 only with a receiver plugin)");
         }
 
         System.out.println("interop-java: " + checks.passed() + " passed, " + checks.failed() + " failed");
