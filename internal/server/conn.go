@@ -186,10 +186,11 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 	if err == nil {
 		err = c.s.decodes.decode(req, body)
 	}
-	if errors.Is(err, errDecodeTooCostly) || errors.Is(err, errNullField) {
-		// A body built to cost memory, or with a null where Kafka's
-		// schema allows none: Kafka's parser throws and its socket server
-		// closes the connection; nothing after it can be trusted.
+	if refusedAsKafkaRefuses(err) {
+		// A body built to cost memory, with a null where Kafka's schema
+		// allows none, or with a collection above Kafka's caps: Kafka's
+		// parser throws and its socket server closes the connection;
+		// nothing after it can be trusted.
 		c.s.stats.FramesRefused.Add(1)
 		c.logger().Info("closing connection: request refused before decoding", "api", api.Name, "api_version", version, "err", err)
 		return nil, false

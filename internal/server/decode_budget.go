@@ -96,12 +96,18 @@ func newDecodeBudgets(large int64) decodeBudgets {
 
 // decode reads body into req within the budget. It refuses a body whose
 // decode could exceed the budget it would draw on, and one that Kafka's
-// parser refuses although kmsg decodes it (a null in a non-nullable
-// field).
+// parser refuses although kmsg would decode it (a null in a non-nullable
+// field, a collection above Kafka's caps).
 func (d decodeBudgets) decode(req kmsg.Request, body []byte) error {
 	cost, err := bodyDecodeCost(req, body)
 	if err != nil {
 		return err
+	}
+	walked := req.Key() == produceKey // produceDecodeCost walked it
+	if !walked {
+		if walked, err = refuseBeforeDecoding(req, body); err != nil {
+			return err
+		}
 	}
 	budget := d.small
 	if cost > decodeCost(smallDecodeBody) {
@@ -113,7 +119,7 @@ func (d decodeBudgets) decode(req kmsg.Request, body []byte) error {
 	n, _ := budget.acquire(cost, nil) // decodes always end, so waits do too
 	err = req.ReadFrom(body)
 	budget.release(n)
-	if err == nil && req.Key() != produceKey {
+	if err == nil && !walked {
 		err = refuseNulls(req, body)
 	}
 	return err

@@ -1,9 +1,10 @@
 package server_test
 
 import (
-	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"testing"
 
@@ -22,17 +23,7 @@ const hostileHeapBound = 64 << 20
 // rawRequest frames body, given as bytes, behind a request header v1
 // (v2 when flexible) with client id "t".
 func rawRequest(key, version int16, correlationID int32, flexible bool, body ...byte) []byte {
-	b := binary.BigEndian.AppendUint32(nil, 0)
-	b = binary.BigEndian.AppendUint16(b, uint16(key))
-	b = binary.BigEndian.AppendUint16(b, uint16(version))
-	b = binary.BigEndian.AppendUint32(b, uint32(correlationID))
-	b = append(b, 0, 1, 't')
-	if flexible {
-		b = append(b, 0)
-	}
-	b = append(b, body...)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
+	return server.FrameOf(key, version, correlationID, flexible, body)
 }
 
 // withinHeapBound runs fn and fails if the heap grew more than
@@ -155,5 +146,36 @@ func TestLargeProduceIsDecodedNotRefused(t *testing.T) {
 	}
 	if got := correlationID(readFrame(t, c)); got != 5 {
 		t.Fatalf("correlation id %d, want 5", got)
+	}
+}
+
+// TestMillionTopicsAreAnswered: 1,000,000 elements are within Kafka's
+// collection cap, so a Metadata v9 request for a million empty topic
+// names is decoded and answered (each UNKNOWN_TOPIC_OR_PARTITION, with
+// auto-creation off) while a bystander's Metadata requests are answered
+// too (TestCollectionAboveKafkasCapClosesTheConnection refuses one more).
+func TestMillionTopicsAreAnswered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("answers a Metadata request for a million topics")
+	}
+	b := karsttest.Start(t, karsttest.WithMaxRequestSize(4<<20), karsttest.WithAutoCreateTopics(false))
+	watch := server.WatchHostile(t, os.Getpid(), b.Addr())
+	c := server.DialTest(t, b.Addr())
+	if _, err := c.Write(server.MetadataV9Frame(server.MaxCollectionLength, 7)); err != nil {
+		t.Fatal(err)
+	}
+	frame := readFrameUpTo(t, c, 64<<20) // 10 bytes a topic
+	if got := correlationID(frame); got != 7 {
+		t.Fatalf("correlation id %d, want 7", got)
+	}
+	resp := kmsg.NewPtrMetadataResponse()
+	resp.SetVersion(9)
+	if err := resp.ReadFrom(frame[5:]); err != nil { // v9 has response header v1
+		t.Fatal(err)
+	}
+	server.FinishWatch(watch, fmt.Sprintf("Metadata v9 for 1,000,000 topics (answer of %d MiB)", len(frame)>>20))
+	if len(resp.Topics) != server.MaxCollectionLength || resp.Topics[0].ErrorCode != kerr.UnknownTopicOrPartition.Code {
+		t.Fatalf("%d topics answered, the first with error %d; want %d with UNKNOWN_TOPIC_OR_PARTITION",
+			len(resp.Topics), resp.Topics[0].ErrorCode, server.MaxCollectionLength)
 	}
 }

@@ -21,8 +21,10 @@ import (
 // null").
 
 var (
-	errNullArray = fmt.Errorf("%w (an array)", errNullField)
-	errTruncated = errors.New("body ends inside a field")
+	errNullArray  = fmt.Errorf("%w (an array)", errNullField)
+	errNullString = fmt.Errorf("%w (a string)", errNullField)
+	errNullBytes  = fmt.Errorf("%w (bytes)", errNullField)
+	errTruncated  = errors.New("body ends inside a field")
 )
 
 const (
@@ -80,7 +82,7 @@ func produceDecodeCost(version int16, body []byte) (int64, error) {
 		} else {
 			n := w.length(stringWidth)
 			if n < 0 {
-				return 0, errTruncated // kmsg fails too: a null name cannot decode
+				return 0, errNullString
 			}
 			cost += allocationCost(int64(n))
 			w.skip(n)
@@ -96,11 +98,17 @@ func produceDecodeCost(version int16, body []byte) (int64, error) {
 			}
 			w.skip(4) // partition index
 			w.skip(max(w.length(arrayWidth), 0))
-			cost += w.tags()
+			if err := w.addTags(&cost); err != nil {
+				return 0, err
+			}
 		}
-		cost += w.tags()
+		if err := w.addTags(&cost); err != nil {
+			return 0, err
+		}
 	}
-	cost += w.tags()
+	if err := w.addTags(&cost); err != nil {
+		return 0, err
+	}
 	if w.bad {
 		return 0, errTruncated
 	}
@@ -189,33 +197,61 @@ func (w *bodyWalk) length(width int) int {
 	return int(w.int32())
 }
 
-// array reads an array's length and returns it with what kmsg allocates
-// for its elements, or an error for a null array (or a body that ran out
-// before it).
+// array reads a non-nullable array's length and returns it with what
+// kmsg allocates for its elements.
 func (w *bodyWalk) array(elementSize int64) (int, int64, error) {
-	n := w.length(arrayWidth)
-	switch {
-	case w.bad:
-		return 0, 0, errTruncated
-	case n < 0:
-		return 0, 0, errNullArray
+	n, err := w.arrayLength(false)
+	if err != nil {
+		return 0, 0, err
 	}
 	return n, elementsCost(int64(n), elementSize), nil
 }
 
+// arrayLength reads an array's length, -1 for a null one where nullable,
+// refusing what Kafka's parser refuses: a null where the schema has none,
+// and more elements than Kafka's cap (which a body of that many bytes
+// could otherwise hold, since every element takes at least one). A length
+// that runs past the body is errTruncated, left for kmsg to fail on.
+func (w *bodyWalk) arrayLength(nullable bool) (int, error) {
+	n := w.length(arrayWidth)
+	switch {
+	case n > maxCollectionLength:
+		return 0, fmt.Errorf("%w: %d", errCollectionTooLarge, n)
+	case w.bad:
+		return 0, errTruncated
+	case n < 0 && !nullable:
+		return 0, errNullArray
+	case n < 0:
+		return -1, nil
+	case n > len(w.src):
+		return 0, errTruncated
+	}
+	return n, nil
+}
+
+// addTags skips a tag section, adding what decoding it allocates to cost.
+func (w *bodyWalk) addTags(cost *int64) error {
+	n, err := w.tags()
+	*cost += n
+	return err
+}
+
 // tags skips a tag section (flexible versions only) and returns what
-// decoding it allocates.
-func (w *bodyWalk) tags() int64 {
+// decoding it allocates, or errTooManyTaggedFields past Kafka's cap.
+func (w *bodyWalk) tags() (int64, error) {
 	if !w.flexible {
-		return 0
+		return 0, nil
 	}
 	n := w.uvarint()
+	if n > maxTaggedFields {
+		return 0, fmt.Errorf("%w: %d", errTooManyTaggedFields, n)
+	}
 	for i := uint32(0); i < n && !w.bad; i++ {
 		w.uvarint() // key
 		w.skip(int(w.uvarint()))
 	}
 	if n == 0 || w.bad {
-		return 0
+		return 0, nil
 	}
-	return tagMapBase + int64(n)*tagMapEntry
+	return tagMapBase + int64(n)*tagMapEntry, nil
 }

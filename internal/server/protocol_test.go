@@ -25,12 +25,18 @@ import (
 // readFrame reads one size-prefixed response frame.
 func readFrame(t *testing.T, c net.Conn) []byte {
 	t.Helper()
+	return readFrameUpTo(t, c, 1<<20)
+}
+
+// readFrameUpTo reads one response frame of at most limit bytes.
+func readFrameUpTo(t *testing.T, c net.Conn, limit uint32) []byte {
+	t.Helper()
 	var size [4]byte
 	if _, err := io.ReadFull(c, size[:]); err != nil {
 		t.Fatalf("reading response size: %v", err)
 	}
 	n := binary.BigEndian.Uint32(size[:])
-	if n > 1<<20 {
+	if n > limit {
 		t.Fatalf("response size %d is implausible", n)
 	}
 	frame := make([]byte, n)

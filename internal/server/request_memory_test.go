@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -17,7 +16,10 @@ import (
 func paddedAPIVersions(size int, correlationID int32) []byte {
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.SetVersion(3)
-	req.ClientSoftwareName, req.ClientSoftwareVersion = strings.Repeat("a", max(size-40, 1)), "1"
+	// Padded with an unknown tag: a client software name above 32767
+	// bytes is refused, as Kafka's parser refuses it.
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "karst-test", "1"
+	req.UnknownTags.Set(unknownTagKey, make([]byte, max(size-34, 1)))
 	return encodeRequest(req, correlationID)
 }
 

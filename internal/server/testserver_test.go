@@ -46,6 +46,17 @@ func serveForTest(t testing.TB, s *Server) {
 // DialTest is dialTest for the external test package (protocol_test.go).
 var DialTest = dialTest
 
+// WatchHostile, FinishWatch, MetadataV9Frame, MaxCollectionLength and
+// FrameOf are watchHostile, (*hostileWatch).finish, metadataV9Frame,
+// maxCollectionLength and frameOf for the external test package.
+var (
+	FrameOf             = frameOf
+	WatchHostile        = watchHostile
+	FinishWatch         = (*hostileWatch).finish
+	MetadataV9Frame     = metadataV9Frame
+	MaxCollectionLength = maxCollectionLength
+)
+
 // HeapPeak and HeapObjects are heapPeak and heapObjects for the external
 // test package.
 var (
