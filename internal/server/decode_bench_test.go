@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -84,5 +85,39 @@ func BenchmarkDecodeFetch(b *testing.B) {
 		if err := d.decode(req, body); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkNullCheck compares, on fetch bodies of one partition and of
+// 1,000 (a consumer of many partitions), the two ways of finding a null
+// where the schema has none: walking the body against the schema before
+// decoding, and re-encoding the decoded request.
+func BenchmarkNullCheck(b *testing.B) {
+	for _, partitions := range []int{1, 1000} {
+		req := kmsg.NewPtrFetchRequest()
+		req.SetVersion(12)
+		if err := req.ReadFrom(typicalFetchBody()); err != nil {
+			b.Fatal(err)
+		}
+		for i := 1; i < partitions; i++ {
+			req.Topics[0].Partitions = append(req.Topics[0].Partitions, req.Topics[0].Partitions[0])
+		}
+		body := req.AppendTo(nil)
+		b.Run(fmt.Sprintf("partitions=%d/schema-walk", partitions), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if walked, err := refuseBeforeDecoding(req, body); !walked || err != nil {
+					b.Fatal(walked, err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("partitions=%d/re-encode", partitions), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if err := refuseNulls(req, body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"testing"
 )
@@ -14,9 +16,12 @@ const refusedHeapBound = 64 << 20
 // refusedBeforeDecoding sends frame on one connection and checks that the
 // server closes it having allocated little, that a request on another
 // connection is answered meanwhile, and that the frame was counted as
-// refused.
+// refused; the process's resident memory and a bystander's Metadata
+// latency are logged (hostileWatch).
 func refusedBeforeDecoding(t *testing.T, s *Server, addr string, frame []byte) {
 	t.Helper()
+	watch := watchHostile(t, os.Getpid(), addr)
+	defer watch.finish(fmt.Sprintf("a refused frame of %d bytes", len(frame)))
 	attacker, other := dialTest(t, addr), dialTest(t, addr)
 	roundTrip(t, other, apiVersions(1), 1)
 	refusedBefore := s.stats.FramesRefused.Load()

@@ -74,6 +74,9 @@ func TestOutOfFileDescriptorsAcceptBacksOffAndServingGoesOn(t *testing.T) {
 
 	addr := ask("", "addr")
 	established := dialAnswered(t, addr, 1)
+	// The child's resident memory and a bystander's Metadata latency,
+	// over a connection made before the descriptors run out.
+	watch := watchHostile(t, cmd.Process.Pid, addr)
 	ask("exhaust", "exhausted")
 	waiting := dialTest(t, addr) // the backlog holds it
 	if _, err := waiting.Write(apiVersions(2)); err != nil {
@@ -93,6 +96,7 @@ func TestOutOfFileDescriptorsAcceptBacksOffAndServingGoesOn(t *testing.T) {
 	if got, err := readResponse(waiting); err != nil || got != 2 {
 		t.Fatalf("connection queued while descriptors ran out: correlation id %d, %v; want an answer to 2", got, err)
 	}
+	watch.finish("file descriptors exhausted, then freed")
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("child: %v; stderr:\n%s", err, logs.String())

@@ -48,6 +48,8 @@ func withinHeapBound(t *testing.T, fn func()) {
 // out byte by byte.
 func TestNullInNonNullableFieldClosesTheConnection(t *testing.T) {
 	b := karsttest.Start(t)
+	watch := server.WatchHostile(t, os.Getpid(), b.Addr())
+	defer server.FinishWatch(watch, "nulls in non-nullable fields")
 	other := server.DialTest(t, b.Addr())
 	timeout := []byte{0, 0, 0x75, 0x30}
 	for _, c := range []struct {
@@ -98,6 +100,8 @@ func TestNullInNonNullableFieldClosesTheConnection(t *testing.T) {
 // client meanwhile.
 func TestHugeCreateTopicsAnsweredPolicyViolation(t *testing.T) {
 	b := karsttest.Start(t)
+	watch := server.WatchHostile(t, os.Getpid(), b.Addr())
+	defer server.FinishWatch(watch, "CreateTopics of 2,147,483,647 and 100,000,000 partitions")
 	attacker, other := server.DialTest(t, b.Addr()), server.DialTest(t, b.Addr())
 	for i, partitions := range []int32{math.MaxInt32, 100_000_000} {
 		req := kmsg.NewPtrCreateTopicsRequest()

@@ -7,7 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Kafka's generated parsers throw on a null (length -1) in a field that is
+// Kafka's generated parsers throw on a null (a negative length) in a field that is
 // not nullable ("non-nullable field topics was serialized as null") and
 // its socket server then closes the connection. kmsg instead reads a null
 // array as empty and null bytes as empty bytes, so such a request would
@@ -46,6 +46,8 @@ func nullWhereEmpty(body, encoded []byte, flexible bool) bool {
 	if flexible {
 		return len(body) > 0 && len(encoded) > 0 && body[0] == 0x00 && encoded[0] == 0x01
 	}
+	// Any negative length is a null to Kafka's parser; kmsg reads any
+	// negative array length as empty.
 	return len(body) >= 4 && len(encoded) >= 4 &&
-		body[0]&body[1]&body[2]&body[3] == 0xff && encoded[0]|encoded[1]|encoded[2]|encoded[3] == 0
+		body[0]&0x80 != 0 && encoded[0]|encoded[1]|encoded[2]|encoded[3] == 0
 }

@@ -3,7 +3,7 @@ package server
 import (
 	"bytes"
 	"reflect"
-	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -55,19 +55,23 @@ type requestSchema struct {
 	known    bool
 }
 
-type schemaKey struct{ key, version int16 }
-
-var schemas sync.Map // schemaKey → *requestSchema
+// schemas caches each key and version's schema once read, indexed
+// without hashing since every request's body is walked.
+var schemas [256][64]atomic.Pointer[requestSchema]
 
 // schemaFor returns the schema of key at version, reading it off kmsg's
-// encoder the first time.
+// encoder the first time (two readers at once may both read it).
 func schemaFor(key, version int16) *requestSchema {
-	k := schemaKey{key, version}
-	if s, ok := schemas.Load(k); ok {
-		return s.(*requestSchema)
+	if key < 0 || int(key) >= len(schemas) || version < 0 || int(version) >= len(schemas[0]) {
+		return &requestSchema{} // no request kmsg knows
 	}
-	s, _ := schemas.LoadOrStore(k, readSchema(key, version))
-	return s.(*requestSchema)
+	slot := &schemas[key][version]
+	if s := slot.Load(); s != nil {
+		return s
+	}
+	s := readSchema(key, version)
+	slot.Store(s)
+	return s
 }
 
 // readSchema probes kmsg's encoder for key at version's schema.
@@ -169,7 +173,11 @@ func (p schemaProbe) structFields(path []int, typ reflect.Type) ([]wireField, bo
 		if !ok {
 			return nil, false
 		}
-		if present {
+		switch last := len(fields) - 1; {
+		case !present:
+		case field.kind == wireFixed && last >= 0 && fields[last].kind == wireFixed:
+			fields[last].width += field.width // one skip for a run of fixed fields
+		default:
 			fields = append(fields, field)
 		}
 	}
