@@ -103,18 +103,20 @@ func (d decodeBudgets) decode(req kmsg.Request, body []byte) error {
 	if err != nil {
 		return err
 	}
-	walked := req.Key() == produceKey // produceDecodeCost walked it
-	if !walked {
-		if walked, err = refuseBeforeDecoding(req, body); err != nil {
-			return err
-		}
-	}
 	budget := d.small
 	if cost > decodeCost(smallDecodeBody) {
 		budget = d.large
 	}
 	if budget != nil && cost > budget.limit {
 		return fmt.Errorf("%w: %d bytes of body could allocate %d, the budget is %d", errDecodeTooCostly, len(body), cost, budget.limit)
+	}
+	// Walked after the cheap refusal above, so a body refused for its
+	// size is not walked first.
+	walked := req.Key() == produceKey // produceDecodeCost walked it
+	if !walked {
+		if walked, err = refuseBeforeDecoding(req, body); err != nil {
+			return err
+		}
 	}
 	n, _ := budget.acquire(cost, nil) // decodes always end, so waits do too
 	err = req.ReadFrom(body)

@@ -29,6 +29,7 @@ const metadataLatencyDeadline = 10 * time.Second
 type hostileWatch struct {
 	t         testing.TB
 	pid       int
+	bound     int64
 	before    int64
 	stop      chan struct{}
 	done      sync.WaitGroup
@@ -38,10 +39,16 @@ type hostileWatch struct {
 }
 
 // watchHostile starts watching the broker at addr, which runs as process
-// pid.
+// pid, within hostileRSSBound.
 func watchHostile(t testing.TB, pid int, addr string) *hostileWatch {
 	t.Helper()
-	w := &hostileWatch{t: t, pid: pid, stop: make(chan struct{})}
+	return watchUpTo(t, pid, addr, hostileRSSBound)
+}
+
+// watchUpTo is watchHostile with a bound of its own on the RSS growth.
+func watchUpTo(t testing.TB, pid int, addr string, bound int64) *hostileWatch {
+	t.Helper()
+	w := &hostileWatch{t: t, pid: pid, bound: bound, stop: make(chan struct{})}
 	w.before = w.rss()
 	w.peak = w.before
 	c := dialTest(t, addr)
@@ -127,7 +134,7 @@ func (w *hostileWatch) finish(what string) {
 	if len(lat) == 0 {
 		w.t.Fatalf("%s: the bystander's Metadata was never answered", what)
 	}
-	if w.before > 0 && w.peak-w.before > hostileRSSBound {
-		w.t.Fatalf("%s: RSS grew %d MiB, bound %d MiB", what, (w.peak-w.before)>>20, hostileRSSBound>>20)
+	if w.before > 0 && w.peak-w.before > w.bound {
+		w.t.Fatalf("%s: RSS grew %d MiB, bound %d MiB", what, (w.peak-w.before)>>20, w.bound>>20)
 	}
 }

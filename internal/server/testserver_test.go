@@ -46,10 +46,12 @@ func serveForTest(t testing.TB, s *Server) {
 // DialTest is dialTest for the external test package (protocol_test.go).
 var DialTest = dialTest
 
-// WatchHostile, FinishWatch, MetadataV9Frame, MaxCollectionLength and
-// FrameOf are watchHostile, (*hostileWatch).finish, metadataV9Frame,
-// maxCollectionLength and frameOf for the external test package.
+// WatchHostile, WatchUpTo, FinishWatch, MetadataV9Frame,
+// MaxCollectionLength and FrameOf are watchHostile, watchUpTo,
+// (*hostileWatch).finish, metadataV9Frame, maxCollectionLength and frameOf
+// for the external test package.
 var (
+	WatchUpTo           = watchUpTo
 	FrameOf             = frameOf
 	WatchHostile        = watchHostile
 	FinishWatch         = (*hostileWatch).finish
