@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -55,6 +56,11 @@ func watchUpTo(t testing.TB, pid int, addr string, bound int64) *hostileWatch {
 	req := kmsg.NewPtrMetadataRequest()
 	req.SetVersion(12)
 	req.Topics = []kmsg.MetadataRequestTopic{} // none: brokers and cluster only
+	// One answer before the case starts: the connection has been
+	// accepted, not merely queued in the listen backlog.
+	if err := w.metadata(c, req, 0); err != nil {
+		t.Fatalf("the bystander's first Metadata: %v", err)
+	}
 	w.done.Add(2)
 	go func() {
 		defer w.done.Done()
@@ -77,25 +83,30 @@ func watchUpTo(t testing.TB, pid int, addr string, bound int64) *hostileWatch {
 				return
 			default:
 			}
-			start := time.Now()
-			c.SetDeadline(start.Add(metadataLatencyDeadline))
-			if _, err := c.Write(encodeRequest(req, id)); err != nil {
-				w.err = err
+			if w.err = w.metadata(c, req, id); w.err != nil {
 				return
 			}
-			got, err := readResponse(c)
-			if err == nil && got != id {
-				err = fmt.Errorf("answer to correlation id %d, want %d", got, id)
-			}
-			if err != nil {
-				w.err = err
-				return
-			}
-			w.latencies = append(w.latencies, time.Since(start))
 			time.Sleep(time.Millisecond) // a client polling, not a flood
 		}
 	}()
 	return w
+}
+
+// metadata sends req on c as correlation id and times its answer.
+func (w *hostileWatch) metadata(c net.Conn, req *kmsg.MetadataRequest, id int32) error {
+	start := time.Now()
+	c.SetDeadline(start.Add(metadataLatencyDeadline))
+	if _, err := c.Write(encodeRequest(req, id)); err != nil {
+		return err
+	}
+	got, err := readResponse(c)
+	if err == nil && got != id {
+		err = fmt.Errorf("answer to correlation id %d, want %d", got, id)
+	}
+	if err == nil {
+		w.latencies = append(w.latencies, time.Since(start))
+	}
+	return err
 }
 
 // rss is the resident memory of the watched process.
