@@ -1,34 +1,67 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/karst-broker/karst/karsttest"
 )
+
+// built is the binary the tests share: go build runs once per test
+// process, not once per test.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// parentProcessEnv makes the test binary a parent for
+// TestServeStopsWhenItsParentDies: it runs its arguments as a child and
+// waits, a multi-threaded Go parent like go run.
+const parentProcessEnv = "KARST_TEST_PARENT_PROCESS"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(parentProcessEnv) == "1" {
+		child := exec.Command(os.Args[1], os.Args[2:]...)
+		child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		child.Run()
+		os.Exit(0)
+	}
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
 
 // buildBinary compiles karst once per test binary run.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "karst")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "karst-cmd-test-")
+		if built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "karst")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		built.out, built.err = exec.CommandContext(ctx, "go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.bin
 }
 
 func exitCode(err error) int {
@@ -70,54 +103,18 @@ func TestServeAnswersThenStopsOnSIGTERM(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "serve",
+	b := startServe(t, ctx, exec.CommandContext(ctx, bin, "serve",
 		"--override", "listeners=PLAINTEXT://127.0.0.1:0",
 		"--override", "log.dirs="+dir,
-		"--override", "some.unknown.key=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addrPattern := regexp.MustCompile(`msg=listening listener=PLAINTEXT addr=(\S+)`)
-	var addr string
-	sawWarning := false
-	lines := bufio.NewScanner(stderr)
-	for addr == "" && lines.Scan() {
-		if regexp.MustCompile(`some\.unknown\.key`).MatchString(lines.Text()) {
-			sawWarning = true
-		}
-		if m := addrPattern.FindStringSubmatch(lines.Text()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatal("karst never logged its listening address")
-	}
-	if !sawWarning {
+		"--override", "some.unknown.key=1"))
+	if !strings.Contains(b.startLog, "some.unknown.key") {
 		t.Error("no warning for an unknown configuration key")
 	}
-	go func() {
-		for lines.Scan() {
-		}
-	}()
-	if _, _, err := net.SplitHostPort(addr); err != nil {
+	b.answersAPIVersions(t, ctx)
+	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := kadm.NewClient(cl).ApiVersions(ctx); err != nil {
-		t.Fatalf("ApiVersions against the binary: %v", err)
-	}
-	cl.Close()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := exitCode(cmd.Wait()); code != 0 {
+	if code := exitCode(b.cmd.Wait()); code != 0 {
 		t.Fatalf("exit status %d after SIGTERM, want 0", code)
 	}
 }

@@ -27,11 +27,41 @@ type serveArgs struct {
 	logFormat string
 }
 
+// errHelp is parseServeArgs' answer to -h/--help.
+var errHelp = errors.New("help requested")
+
+const serveUsage = `usage: karst serve [FILE] [--override key=value]... [--log-format text|json]
+
+Serve the Kafka protocol. FILE is a Kafka-style server.properties with
+Apache Kafka's broker key names (config/server.properties is an example);
+without it the embedded default is served: node.id=1, PLAINTEXT on :9092,
+data in ./karst-data. Later settings win: FILE, then KARST_* variables,
+then each --override in order. An unknown key is logged as a warning and
+ignored, as Kafka does; an invalid value stops the broker with status 2.
+SIGINT or SIGTERM finishes the requests already read and exits 0.
+
+flags:
+  --override key=value     set a broker key; repeatable
+  --log-format text|json   the broker log's format (karst.log.format; default text)
+  -h, --help               print this help
+
+environment:
+  KARST_<NAME>=value       a broker key, named as Apache Kafka's image names
+                           KAFKA_*: drop KARST_, lower-case, '___' is '-',
+                           '__' is '_', '_' is '.'; KARST_LOG_DIRS=/data sets
+                           log.dirs, KARST_NUM_PARTITIONS=3 num.partitions
+  KARST_EXIT_WITH_PARENT   1: stop (as on SIGTERM) when the parent process
+                           dies (Linux); 0: never. Unset: only under go run,
+                           whose child would otherwise outlive it
+`
+
 func parseServeArgs(args []string) (serveArgs, error) {
 	var sa serveArgs
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case isHelpFlag(a):
+			return sa, errHelp
 		case a == "--override" || a == "-override":
 			if i+1 == len(args) {
 				return sa, errors.New("--override needs key=value")
@@ -65,11 +95,16 @@ func parseServeArgs(args []string) (serveArgs, error) {
 
 func serve(args []string) int {
 	sa, err := parseServeArgs(args)
+	if errors.Is(err, errHelp) {
+		fmt.Print(serveUsage)
+		return 0
+	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "karst: %v\n", err)
-		usage(os.Stderr)
+		fmt.Fprintf(os.Stderr, "karst serve: %v\n\n%s", err, serveUsage)
 		return exitUsage
 	}
+	// The environment comes before the command line, so --override wins.
+	sa.overrides = append(environmentOverrides(os.Environ()), sa.overrides...)
 	cfg, warnings, err := loadNodeConfig(sa)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "karst: invalid configuration: %v\n", err)
@@ -86,6 +121,11 @@ func serve(args []string) int {
 		logger.Warn(w)
 	}
 	cfg.Logger = logger
+	followsParent, err := exitWithParent(os.Getenv(exitWithParentEnv))
+	if err != nil {
+		logger.Error("cannot follow the parent process", "err", err)
+		return 1
+	}
 	start := time.Now()
 	n, err := node.Start(cfg)
 	if err != nil {
@@ -110,6 +150,11 @@ func serve(args []string) int {
 	}
 	logger.Info("shutting down", "signal", sig.String())
 	signal.Stop(signals)
+	if followsParent {
+		// A dying parent's threads each send one; only the first counts. A
+		// second SIGINT still stops at once.
+		signal.Ignore(syscall.SIGTERM)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := n.Shutdown(ctx); err != nil {
