@@ -51,7 +51,7 @@ func TestEverySubcommandTakesHelp(t *testing.T) {
 			t.Errorf("karst %s --no-such-flag: exit %d, stdout %q, stderr %q; want %d and usage on stderr", name, code, stdout, stderr, exitUsage)
 		}
 	}
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"help", "serve"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"help", "serve"}, {"help", "help"}} {
 		stdout, _, code := runBinary(t, bin, args...)
 		if code != 0 || !strings.HasPrefix(stdout, "usage: karst") {
 			t.Errorf("karst %v: exit %d, stdout %q", args, code, firstLine(stdout))

@@ -99,10 +99,7 @@ func usage(w io.Writer) {
 
 func helpMain(args []string) int {
 	switch {
-	case len(args) == 0:
-		usage(os.Stdout)
-		return 0
-	case len(args) == 1 && isHelpFlag(args[0]):
+	case len(args) == 0, len(args) == 1 && (isHelpFlag(args[0]) || args[0] == "help"):
 		usage(os.Stdout)
 		return 0
 	case len(args) == 1 && findCommand(args[0]) != nil:
