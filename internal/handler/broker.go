@@ -60,6 +60,9 @@ type Options struct {
 	// (the export then reaches no registry).
 	ClientInstances *metrics.ClientInstances
 	ClientTelemetry *metrics.ClientTelemetry
+	// Quorum is the node's metadata quorum, for DescribeQuorum; nil
+	// answers NOT_LEADER_OR_FOLLOWER.
+	Quorum Quorum
 }
 
 // Broker is what every handler reaches the rest of Karst through.

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	klog "github.com/karst-broker/karst/internal/log"
@@ -28,12 +29,17 @@ type metadataLog struct {
 	kraftVersion int16 // from KRaftVersionRecords read
 	readRecords  int   // data records read (0: the log was empty)
 
+	// directoryID is the log dir's directory.id, the voter's directory id
+	// under kraft.version 1.
+	directoryID metadata.UUID
+
 	// epoch is this process's raft epoch once it has appended; 0 before.
-	epoch int32
+	// Written under the store's lock, read by DescribeQuorum at any time.
+	epoch atomic.Int32
 }
 
 func (m *metadataLog) AppendRecords(values [][]byte) error {
-	if m.epoch == 0 {
+	if m.epoch.Load() == 0 {
 		if err := m.becomeLeader(); err != nil {
 			return fmt.Errorf("%s: starting a raft epoch: %w", metadataLogPartition, err)
 		}
@@ -42,12 +48,12 @@ func (m *metadataLog) AppendRecords(values [][]byte) error {
 	for i, v := range values {
 		records[i].Value = v
 	}
-	batch := metadata.BuildBatch(metadata.BatchHeader{LeaderEpoch: m.epoch, Timestamp: m.now().UnixMilli()}, records)
+	batch := metadata.BuildBatch(metadata.BatchHeader{LeaderEpoch: m.epoch.Load(), Timestamp: m.now().UnixMilli()}, records)
 	return m.appendDurably(batch)
 }
 
 func (m *metadataLog) appendDurably(batch []byte) error {
-	res, err := m.log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: m.epoch})
+	res, err := m.log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: m.epoch.Load()})
 	if err != nil {
 		return fmt.Errorf("appending to %s: %w", metadataLogPartition, err)
 	}

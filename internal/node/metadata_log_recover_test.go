@@ -28,7 +28,7 @@ func TestMetadataLogRecoversAtChunkBoundaries(t *testing.T) {
 			}
 			appendValue([]byte("first")) // also starts the raft epoch, with its control batches
 			sizeOf := func(n int) int {
-				return len(metadata.BuildBatch(metadata.BatchHeader{LeaderEpoch: m.epoch, Timestamp: time.Now().UnixMilli()},
+				return len(metadata.BuildBatch(metadata.BatchHeader{LeaderEpoch: m.epoch.Load(), Timestamp: time.Now().UnixMilli()},
 					[]metadata.BatchRecord{{Value: make([]byte, n)}}))
 			}
 			lens, err := recordtest.FillValueLens(int64(klog.RecoveryChunkBytes+delta)-m.log.Size(), sizeOf)

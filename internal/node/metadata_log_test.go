@@ -101,8 +101,8 @@ func TestMetadataLogRaftEpochs(t *testing.T) {
 	// A restart that writes nothing leaves the log alone...
 	m = openMetadataLog(t, dir)
 	s = openTestStore(t, m)
-	if m.epoch != 0 {
-		t.Fatalf("restart without writes started epoch %d", m.epoch)
+	if m.epoch.Load() != 0 {
+		t.Fatalf("restart without writes started epoch %d", m.epoch.Load())
 	}
 	// ...and the first write starts the next epoch.
 	if _, err := s.CreateTopic(metadata.CreateTopicRequest{Name: "b", NumPartitions: 1, ReplicationFactor: 1}); err != nil {
@@ -184,8 +184,8 @@ func TestMetadataLogStartsFromSnapshot(t *testing.T) {
 		t.Fatalf("image from snapshot and log: topic %v configs %v", ok, img.TopicConfigs("t"))
 	}
 	// Opening registered the node: one append, at the epoch after the snapshot's.
-	if m.epoch != 5 {
-		t.Fatalf("epoch %d, want 5", m.epoch)
+	if m.epoch.Load() != 5 {
+		t.Fatalf("epoch %d, want 5", m.epoch.Load())
 	}
 }
 

@@ -133,6 +133,9 @@ type Node struct {
 	// connLimits follows dynamic changes of the connection quotas.
 	connLimits *dynamicConnectionLimits
 
+	// raft is the metadata log's raft side, which DescribeQuorum reads.
+	raft *metadataLog
+
 	// dirFailures is where the logs report a failed log dir; failed is
 	// closed, and failure set, once the broker stopped because of one.
 	dirFailures *klog.LogDirFailureChannel
@@ -230,6 +233,7 @@ func Start(cfg Config) (n *Node, err error) {
 		Metrics:          n.metrics,
 		ClientInstances:  metrics.NewClientInstances(nil),
 		ClientTelemetry:  clientTelemetry,
+		Quorum:           n.raft,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
@@ -353,7 +357,8 @@ func (n *Node) openStorage(cfg *Config) error {
 	if cfg.Settings != nil {
 		node.Configs = configSchema{cfg.Settings}
 	}
-	n.store, err = metadata.OpenStore(&metadataLog{log: n.metadataLog, now: time.Now}, metadata.StoreOptions{
+	n.raft = &metadataLog{log: n.metadataLog, now: time.Now, directoryID: directoryID}
+	n.store, err = metadata.OpenStore(n.raft, metadata.StoreOptions{
 		Node: node,
 		OnCommit: func(prev, next *metadata.Image, _ []metadata.Record) {
 			applying.Store(next)

@@ -27,16 +27,12 @@ func (m *metadataLog) becomeLeader() error {
 		return fmt.Errorf("reading meta.properties for node.id: %w", err)
 	}
 	node := mp.NodeID
-	epoch := max(m.lastEpoch, m.log.LatestEpoch())
-	qsPath := filepath.Join(m.log.Dir(), metadata.QuorumStateFileName)
-	if b, err := os.ReadFile(qsPath); err == nil {
-		if qs, err := metadata.ParseQuorumState(b); err == nil {
-			epoch = max(epoch, qs.LeaderEpoch)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	epoch, err := m.knownEpoch()
+	if err != nil {
 		return err
 	}
 	epoch++
+	qsPath := filepath.Join(m.log.Dir(), metadata.QuorumStateFileName)
 
 	// Persist the election before acting on it, as Kafka does.
 	qs := metadata.QuorumState{LeaderID: node, LeaderEpoch: epoch, VotedID: -1, Voters: []int32{node}}
@@ -49,10 +45,25 @@ func (m *metadataLog) becomeLeader() error {
 			return err
 		}
 	}
-	m.epoch = epoch
+	m.epoch.Store(epoch)
 	voters := []metadata.Voter{{VoterID: node}}
 	lc := &metadata.LeaderChangeMessage{LeaderID: node, Voters: voters, GrantingVoters: voters}
 	return m.appendDurably(metadata.BuildControlBatch(0, epoch, m.now().UnixMilli(), lc))
+}
+
+// knownEpoch is the highest raft epoch in the log, its snapshots or
+// quorum-state: the epoch of the last leader before this process.
+func (m *metadataLog) knownEpoch() (int32, error) {
+	epoch := max(m.lastEpoch, m.log.LatestEpoch())
+	b, err := os.ReadFile(filepath.Join(m.log.Dir(), metadata.QuorumStateFileName))
+	if err == nil {
+		if qs, err := metadata.ParseQuorumState(b); err == nil {
+			epoch = max(epoch, qs.LeaderEpoch)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return 0, err
+	}
+	return epoch, nil
 }
 
 // writeBootstrapSnapshot leaves the bootstrap snapshot Kafka 4.4's format

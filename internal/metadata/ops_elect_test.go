@@ -1,0 +1,101 @@
+package metadata
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// electionImage: node 1 registered; topic "t" with partitions in the
+// states an election distinguishes.
+func electionImage(t *testing.T) *Image {
+	t.Helper()
+	topic := UUID{5}
+	return mustReplay(t, EmptyImage(),
+		&RegisterBrokerRecord{Version: 3, BrokerID: 1, BrokerEpoch: SingleNodeBrokerEpoch},
+		&TopicRecord{Name: "t", TopicID: topic},
+		// 0: the preferred replica leads.
+		&PartitionRecord{Version: 2, PartitionID: 0, TopicID: topic, Replicas: []int32{1}, ISR: []int32{1}, Leader: 1},
+		// 1: no leader, this node in the ISR.
+		&PartitionRecord{Version: 2, PartitionID: 1, TopicID: topic, Replicas: []int32{1}, ISR: []int32{1}, Leader: -1},
+		// 2: no leader, ISR empty and this node not in the ELR: only an unclean election.
+		&PartitionRecord{Version: 2, PartitionID: 2, TopicID: topic, Replicas: []int32{1}, ISR: []int32{}, Leader: -1},
+		// 3: the preferred replica is broker 2, which is not registered; node 1 leads.
+		&PartitionRecord{Version: 2, PartitionID: 3, TopicID: topic, Replicas: []int32{2, 1}, ISR: []int32{2, 1}, Leader: 1},
+		// 4: no leader and no live replica.
+		&PartitionRecord{Version: 2, PartitionID: 4, TopicID: topic, Replicas: []int32{2}, ISR: []int32{2}, Leader: -1},
+		// 5: broker 2 leads, this node out of the ISR.
+		&PartitionRecord{Version: 2, PartitionID: 5, TopicID: topic, Replicas: []int32{2, 1}, ISR: []int32{2}, Leader: 2},
+	)
+}
+
+func TestElectLeaderPreferred(t *testing.T) {
+	img := electionImage(t)
+	_, err := img.ElectLeader(testNode, "t", 0, false)
+	wantCode(t, err, kerr.ElectionNotNeeded, "")
+	_, err = img.ElectLeader(testNode, "t", 3, false)
+	wantCode(t, err, kerr.PreferredLeaderNotAvailable, "")
+	_, err = img.ElectLeader(testNode, "t", 2, false)
+	wantCode(t, err, kerr.PreferredLeaderNotAvailable, "") // not in the ISR
+	_, err = img.ElectLeader(testNode, "t", 9, false)
+	wantCode(t, err, kerr.UnknownTopicOrPartition, "No such partition as t-9")
+	_, err = img.ElectLeader(testNode, "nope", 0, false)
+	wantCode(t, err, kerr.UnknownTopicOrPartition, "No such topic as nope")
+
+	recs, err := img.ElectLeader(testNode, "t", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := mustReplay(t, img, recs...)
+	p, _ := mustTopic(t, next, "t").Partition(1)
+	if p.Leader != 1 || p.LeaderEpoch != 1 || p.LeaderRecoveryState != 0 {
+		t.Fatalf("after a preferred election: %+v", p)
+	}
+	_, err = next.ElectLeader(testNode, "t", 1, false)
+	wantCode(t, err, kerr.ElectionNotNeeded, "")
+}
+
+func TestElectLeaderUnclean(t *testing.T) {
+	img := electionImage(t)
+	for _, p := range []int32{0, 3} {
+		_, err := img.ElectLeader(testNode, "t", p, true)
+		wantCode(t, err, kerr.ElectionNotNeeded, "")
+	}
+	_, err := img.ElectLeader(testNode, "t", 4, true)
+	wantCode(t, err, kerr.EligibleLeadersNotAvailable, "")
+
+	recs, err := img.ElectLeader(testNode, "t", 1, true) // clean: from the ISR
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := mustReplay(t, img, recs...)
+	if p, _ := mustTopic(t, next, "t").Partition(1); p.Leader != 1 || p.LeaderRecoveryState != 0 {
+		t.Fatalf("after an election from the ISR: %+v", p)
+	}
+	recs, err = img.ElectLeader(testNode, "t", 2, true) // unclean: out of the ISR
+	if err != nil {
+		t.Fatal(err)
+	}
+	next = mustReplay(t, img, recs...)
+	p, _ := mustTopic(t, next, "t").Partition(2)
+	if p.Leader != 1 || !slices.Equal(p.ISR, []int32{1}) || p.LeaderRecoveryState != leaderRecovering {
+		t.Fatalf("after an unclean election: %+v", p)
+	}
+}
+
+func TestUnregisterBroker(t *testing.T) {
+	img := electionImage(t)
+	_, err := img.UnregisterBroker(7)
+	wantCode(t, err, kerr.BrokerIDNotRegistered, "Broker ID 7 is not currently registered")
+	recs, err := img.UnregisterBroker(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := mustReplay(t, img, recs...)
+	if _, ok := next.Broker(1); ok {
+		t.Fatal("broker 1 still registered")
+	}
+	_, err = next.UnregisterBroker(1)
+	wantCode(t, err, kerr.BrokerIDNotRegistered, "Broker ID 1 is not currently registered")
+}
