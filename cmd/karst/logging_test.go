@@ -9,7 +9,7 @@ import (
 
 func TestJSONLogLinesAreObjectsWithLevelMessageAndAttributes(t *testing.T) {
 	var buf bytes.Buffer
-	logger, err := newLogger(&buf, "json")
+	logger, levels, err := newLogger(&buf, "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,6 +18,14 @@ func TestJSONLogLinesAreObjectsWithLevelMessageAndAttributes(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 1 {
 		t.Fatalf("%d lines, want 1:\n%s", len(lines), buf.String())
+	}
+	// BROKER_LOGGER configs lower the level at run time.
+	if err := levels.Set("karst", "DEBUG"); err != nil {
+		t.Fatal(err)
+	}
+	logger.Debug("shown once karst is at DEBUG")
+	if !strings.Contains(buf.String(), "shown once karst is at DEBUG") {
+		t.Fatalf("debug not shown after the change:\n%s", buf.String())
 	}
 	var rec map[string]any
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
@@ -36,7 +44,7 @@ func TestJSONLogLinesAreObjectsWithLevelMessageAndAttributes(t *testing.T) {
 func TestTextLogIsTheDefault(t *testing.T) {
 	for _, format := range []string{"", "text"} {
 		var buf bytes.Buffer
-		logger, err := newLogger(&buf, format)
+		logger, _, err := newLogger(&buf, format)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +53,7 @@ func TestTextLogIsTheDefault(t *testing.T) {
 			t.Errorf("format %q: %s", format, buf.String())
 		}
 	}
-	if _, err := newLogger(&bytes.Buffer{}, "xml"); err == nil {
+	if _, _, err := newLogger(&bytes.Buffer{}, "xml"); err == nil {
 		t.Error("xml accepted")
 	}
 }

@@ -110,7 +110,7 @@ func serve(args []string) int {
 		fmt.Fprintf(os.Stderr, "karst: invalid configuration: %v\n", err)
 		return exitUsage
 	}
-	logger, err := newLogger(os.Stderr, cfg.Settings.String(logFormatKey))
+	logger, levels, err := newLogger(os.Stderr, cfg.Settings.String(logFormatKey))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "karst: invalid configuration: %v\n", err)
 		return exitUsage
@@ -120,7 +120,7 @@ func serve(args []string) int {
 	for _, w := range warnings {
 		logger.Warn(w)
 	}
-	cfg.Logger = logger
+	cfg.Logger, cfg.LogLevels = logger, levels
 	followsParent, err := exitWithParent(os.Getenv(exitWithParentEnv))
 	if err != nil {
 		logger.Error("cannot follow the parent process", "err", err)

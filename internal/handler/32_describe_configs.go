@@ -20,8 +20,8 @@ package handler
 // one INVALID_REQUEST. GROUP resources (any name but "", which is
 // INVALID_REQUEST) report Kafka 4.4's group configs: the group's own value
 // (GROUP_CONFIG) or its broker synonym's, internal keys only when set.
-// CLIENT_METRICS resources report metrics, interval.ms and match. Karst
-// has no broker-logger configs yet: that resource type is INVALID_REQUEST.
+// CLIENT_METRICS resources report metrics, interval.ms and match. BROKER_LOGGER
+// resources are the log levels (see broker_logger_configs.go).
 
 import (
 	"context"
@@ -45,8 +45,15 @@ func (b *Broker) handleDescribeConfigs(_ context.Context, r *Request) Outcome {
 		out := kmsg.NewDescribeConfigsResponseResource()
 		out.ResourceType, out.ResourceName = rr.ResourceType, rr.ResourceName
 		out.Configs = []kmsg.DescribeConfigsResponseResourceConfig{}
-		entries, err := b.describeConfigResource(img, cfg, cfgErr, int8(rr.ResourceType), rr.ResourceName, rr.ConfigNames)
+		var entries []config.Entry
+		var err error
+		if int8(rr.ResourceType) == resourceBrokerLogger {
+			out.Configs, err = b.describeBrokerLoggers(rr.ResourceName, rr.ConfigNames)
+		} else {
+			entries, err = b.describeConfigResource(img, cfg, cfgErr, int8(rr.ResourceType), rr.ResourceName, rr.ConfigNames)
+		}
 		if err != nil {
+			out.Configs = []kmsg.DescribeConfigsResponseResourceConfig{}
 			out.ErrorCode, out.ErrorMessage = configErrorResult(err)
 			if out.ErrorCode == kerr.UnknownTopicOrPartition.Code {
 				out.ErrorMessage = nil // Kafka sends the code alone

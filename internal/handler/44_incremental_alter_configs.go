@@ -20,9 +20,10 @@ package handler
 // unknown resource type is UNSUPPORTED_VERSION. GROUP resources take Kafka
 // 4.4's group config keys, checked as GroupConfig.validate checks them
 // (bounds from the broker's group.* configs); the default group ("") is
-// INVALID_REQUEST. Karst has no broker-logger configs: that resource type
-// is INVALID_REQUEST. CLIENT_METRICS resources are KIP-714 subscriptions
-// (metrics, interval.ms, match), checked as ClientMetricsConfigs.validate.
+// INVALID_REQUEST. BROKER_LOGGER resources change log levels (see
+// broker_logger_configs.go). CLIENT_METRICS resources are KIP-714
+// subscriptions (metrics, interval.ms, match), checked as
+// ClientMetricsConfigs.validate.
 
 import (
 	"context"
@@ -103,8 +104,10 @@ func (b *Broker) alterConfigResource(resType int8, name string, changes []config
 	switch {
 	case duplicate:
 		return fail(kerr.InvalidRequest.Code, "Duplicate resource.")
+	case resType == resourceBrokerLogger && replace:
+		return fail(kerr.InvalidRequest.Code, fmt.Sprintf("Unknown resource type %d", resType)) // legacy AlterConfigs
 	case resType == resourceBrokerLogger:
-		return fail(kerr.InvalidRequest.Code, fmt.Sprintf("Karst does not serve configs of resource type %d.", resType))
+		return b.alterBrokerLoggers(name, changes, validateOnly)
 	case resType == resourceGroup && name == "":
 		return fail(kerr.InvalidRequest.Code, "Default group resources are not allowed.")
 	case resType == resourceClientMetrics && name == "":

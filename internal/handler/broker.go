@@ -9,6 +9,7 @@ import (
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/group"
+	"github.com/karst-broker/karst/internal/loglevel"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/storage"
@@ -63,6 +64,9 @@ type Options struct {
 	// Quorum is the node's metadata quorum, for DescribeQuorum; nil
 	// answers NOT_LEADER_OR_FOLLOWER.
 	Quorum Quorum
+	// LogLevels are the broker's loggers, which BROKER_LOGGER configs
+	// describe and change; nil makes them from Logger.
+	LogLevels *loglevel.Levels
 }
 
 // Broker is what every handler reaches the rest of Karst through.
@@ -88,6 +92,9 @@ func NewBroker(opts Options) *Broker {
 	}
 	if opts.ClientTelemetry == nil {
 		opts.ClientTelemetry = metrics.NewClientTelemetry()
+	}
+	if opts.LogLevels == nil {
+		opts.LogLevels = loglevel.New(logger.Handler(), loglevel.LowestEnabled(logger.Handler()))
 	}
 	b := &Broker{opts: opts, logger: logger}
 	static := b.staticBrokerConfig()

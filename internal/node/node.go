@@ -20,6 +20,7 @@ import (
 	"github.com/karst-broker/karst/internal/group"
 	"github.com/karst-broker/karst/internal/handler"
 	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/loglevel"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/metrics/brokerstate"
@@ -99,6 +100,10 @@ type Config struct {
 	Settings *config.Broker
 
 	Logger *slog.Logger
+	// LogLevels, if set, names the loggers and holds their levels, which
+	// BROKER_LOGGER configs change at run time; nil derives them from
+	// Logger.
+	LogLevels *loglevel.Levels
 }
 
 // Node is a running broker.
@@ -135,6 +140,8 @@ type Node struct {
 
 	// raft is the metadata log's raft side, which DescribeQuorum reads.
 	raft *metadataLog
+	// levels holds the loggers' levels (BROKER_LOGGER configs).
+	levels *loglevel.Levels
 
 	// dirFailures is where the logs report a failed log dir; failed is
 	// closed, and failure set, once the broker stopped because of one.
@@ -149,15 +156,13 @@ type Node struct {
 
 // Start opens storage and metadata, binds the listeners and serves.
 func Start(cfg Config) (n *Node, err error) {
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	levels := logLevels(&cfg)
+	logger := levels.Logger(loggerNode)
 	if len(cfg.DataDirs) == 0 {
 		cfg.DataDirs = []string{cfg.DataDir}
 	}
 	cfg.DataDir = cfg.DataDirs[0]
-	node := &Node{logger: logger, connLimits: newDynamicConnectionLimits(&cfg, logger), failed: make(chan struct{}),
+	node := &Node{logger: logger, levels: levels, connLimits: newDynamicConnectionLimits(&cfg, logger), failed: make(chan struct{}),
 		dirFailures: klog.NewLogDirFailureChannel(len(cfg.DataDirs), logger)}
 	n = node
 	defer func() {
@@ -177,7 +182,7 @@ func Start(cfg Config) (n *Node, err error) {
 	}
 	n.metrics = metrics.New()
 	n.srv = server.New(server.Config{
-		Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: logger, Metrics: n.metrics,
+		Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: levels.Logger(loggerServer), Metrics: n.metrics,
 		SendBufferBytes: cfg.SendBufferBytes, ReceiveBufferBytes: cfg.ReceiveBufferBytes, IdleTimeout: cfg.IdleTimeout,
 		QueuedMaxRequestBytes: cfg.QueuedMaxRequestBytes, ConnectionLimits: n.connLimits.initial(cfg.ConnectionLimits),
 	})
@@ -196,7 +201,7 @@ func Start(cfg Config) (n *Node, err error) {
 		return nil, err
 	}
 	offsetsTopic := group.NewOffsetsTopic(n.store, n.storage, group.ConfigFrom(cfg.Settings).OffsetsTopicPartitions, group.SegmentBytes(cfg.Settings))
-	groups := group.New(group.ConfigFrom(cfg.Settings), group.Options{Store: offsetsTopic, Logger: logger})
+	groups := group.New(group.ConfigFrom(cfg.Settings), group.Options{Store: offsetsTopic, Logger: levels.Logger(loggerGroup)})
 	groups.SetConsumerConfig(group.ConsumerConfigFrom(cfg.Settings))
 	groups.SetConsumerGroupConfigs(consumerGroupConfigs(n.store, cfg.Settings))
 	n.groups.Store(groups)
@@ -220,7 +225,8 @@ func Start(cfg Config) (n *Node, err error) {
 		ClusterID:        cfg.ClusterID,
 		NodeID:           cfg.NodeID,
 		Advertised:       advertised,
-		Logger:           logger,
+		Logger:           levels.Logger(loggerHandler),
+		LogLevels:        levels,
 		Metadata:         n.store,
 		Storage:          n.storage,
 		AutoCreateTopics: cfg.AutoCreateTopics,
@@ -325,7 +331,7 @@ func (n *Node) openStorage(cfg *Config) error {
 		c.DirFailures = n.dirFailures
 		return c
 	}
-	if n.storage, err = storage.OpenDirs(cfg.DataDirs, configFor, n.dirFailures, n.logger); err != nil {
+	if n.storage, err = storage.OpenDirs(cfg.DataDirs, configFor, n.dirFailures, n.levels.Logger(loggerStorage)); err != nil {
 		return err
 	}
 	for i, dir := range cfg.DataDirs {

@@ -20,7 +20,7 @@ func (n *Node) startTxnCoordinator(settings *config.Broker, pids *txn.ProducerID
 		Markers:         txn.NewLogMarkers(n.store, n.storage),
 		ProducerIDs:     pids,
 		CompleteOffsets: groups.CompleteTransaction,
-		Logger:          n.logger,
+		Logger:          n.levels.Logger(loggerTxn),
 	})
 	n.txns.Store(c)
 	skipped, err := c.Load(stateTopic)
