@@ -18,6 +18,11 @@ case "$TOOL" in
   kafka-client-metrics)      MAIN=org.apache.kafka.tools.ClientMetricsCommand ;;
   kafka-storage)             MAIN=kafka.tools.StorageTool ;;
   kafka-features)            MAIN=org.apache.kafka.tools.FeatureCommand ;;
+  kafka-leader-election)     MAIN=org.apache.kafka.tools.LeaderElectionCommand ;;
+  kafka-reassign-partitions) MAIN=org.apache.kafka.tools.reassign.ReassignPartitionsCommand ;;
+  kafka-metadata-quorum)     MAIN=org.apache.kafka.tools.MetadataQuorumCommand ;;
+  kafka-cluster)             MAIN=org.apache.kafka.tools.ClusterTool ;;
+  kafka-log-dirs)            MAIN=org.apache.kafka.tools.LogDirsCommand ;;
   *) echo "tool.sh: unknown tool $TOOL" >&2; exit 2 ;;
 esac
 ensure_kafka_jars
