@@ -7,7 +7,7 @@ import (
 )
 
 // adminKeys are the APIs of the admin handlers.
-var adminKeys = []int16{21, 23, 32, 33, 35, 37, 44, 60, 75}
+var adminKeys = []int16{21, 23, 32, 33, 35, 37, 44, 60, 75, 43, 45, 46, 55, 64}
 
 // TestAdminHandlersAnswerDefaultRequests runs every admin API at every
 // served version on a default (empty) request: each must answer, and the
