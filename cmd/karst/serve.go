@@ -126,6 +126,10 @@ func serve(args []string) int {
 		logger.Error("cannot follow the parent process", "err", err)
 		return 1
 	}
+	// Caught before the listeners open: a SIGTERM that comes as soon as
+	// the broker answers must stop it cleanly, not kill it.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	start := time.Now()
 	n, err := node.Start(cfg)
 	if err != nil {
@@ -137,8 +141,6 @@ func serve(args []string) int {
 	}
 	logger.Info("karst started", "node_id", cfg.NodeID, "cluster_id", n.ClusterID(), "startup", time.Since(start))
 
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	var sig os.Signal
 	select {
 	case sig = <-signals:
