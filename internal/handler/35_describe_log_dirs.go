@@ -102,14 +102,14 @@ func describeLogDirsTopics(parts []*storage.Partition, futures []storage.Future,
 	})
 	var topics []kmsg.DescribeLogDirsResponseDirTopic
 	for _, i := range order {
+		if wanted != nil && !wanted[klog.TopicPartition{Topic: names[i], Partition: entries[i].Partition}] {
+			continue // a topic none of whose partitions is wanted is left out, as Kafka does
+		}
 		if len(topics) == 0 || topics[len(topics)-1].Topic != names[i] {
 			t := kmsg.NewDescribeLogDirsResponseDirTopic()
 			t.Topic = names[i]
 			t.Partitions = []kmsg.DescribeLogDirsResponseDirTopicPartition{}
 			topics = append(topics, t)
-		}
-		if wanted != nil && !wanted[klog.TopicPartition{Topic: names[i], Partition: entries[i].Partition}] {
-			continue
 		}
 		t := &topics[len(topics)-1]
 		t.Partitions = append(t.Partitions, entries[i])
