@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +23,8 @@ import (
 type Broker struct {
 	node    *node.Node
 	dataDir string
+	stop    sync.Once
+	stopErr error
 }
 
 // Option changes how the broker starts: a server.properties setting.
@@ -71,13 +74,23 @@ func Start(t testing.TB, opts ...Option) *Broker {
 	}
 	b := &Broker{node: n, dataDir: dataDir}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := n.Shutdown(ctx); err != nil {
+		if err := b.Stop(); err != nil {
 			t.Errorf("karsttest: shutdown: %v", err)
 		}
 	})
 	return b
+}
+
+// Stop shuts the broker down cleanly before the test ends, so that a test
+// can start another on the same data directory (WithConfig("log.dirs",
+// dir)); later calls, and the one at cleanup, return the first's result.
+func (b *Broker) Stop() error {
+	b.stop.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		b.stopErr = b.node.Shutdown(ctx)
+	})
+	return b.stopErr
 }
 
 // Addr is the broker's host:port.
