@@ -92,6 +92,9 @@ func ParseBatch(b []byte, maxSize int) (Batch, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if batch == nil {
+		return nil, 0, &BatchError{Err: ErrTruncated}
+	}
 	return batch, len(batch), nil
 }
 

@@ -285,3 +285,9 @@ func TestValidateRecords(t *testing.T) {
 		t.Fatalf("mismatch not found: %v", err)
 	}
 }
+
+func TestParseBatchRefusesNoBytes(t *testing.T) {
+	if b, n, err := ParseBatch(nil, 0); err == nil || b != nil || n != 0 {
+		t.Fatalf("ParseBatch(nil) = %v, %d, %v", b, n, err)
+	}
+}
