@@ -34,8 +34,7 @@ func AppendDownConverted(dst []byte, b record.Batch, magic int8, maxDecompressed
 	}
 	base := b.BaseOffset()
 	if codec == record.CodecNone {
-		var err error
-		err = b.ForEachRecord(maxDecompressed, func(r *record.Record) error {
+		err := b.ForEachRecord(maxDecompressed, func(r *record.Record) error {
 			dst = appendMessage(dst, base+int64(r.OffsetDelta), magic, attrs, timestamp(r), r.Key, r.Value)
 			return nil
 		})
