@@ -362,4 +362,3 @@ func TestUpConversionOfMagicZeroHasNoTimestamp(t *testing.T) {
 		t.Fatalf("base %d max %d type %d", b.BaseTimestamp(), b.MaxTimestamp(), b.TimestampType())
 	}
 }
-
