@@ -6,7 +6,9 @@ package handler
 //	v2: leader epoch per partition.
 //	v3: flexible; generation, member id and group.instance.id (KIP-447),
 //	    checked like OffsetCommit's.
-//	v4: no change (KIP-890 part 1: the server verifies the transaction).
+//	v4: no change (KIP-890 part 1: the server verifies the transaction;
+//	    a group partition not in it is TRANSACTION_ABORTABLE, where
+//	    v0–3 are answered INVALID_TXN_STATE).
 //	v5: no change (KIP-890 part 2: transaction version 2 clients, whose
 //	    commit adds the group's partition to the transaction).
 //	v6: topics named by topic id, answered with it (KIP-1319); an unknown
@@ -23,6 +25,7 @@ package handler
 
 import (
 	"context"
+	"errors"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -84,22 +87,19 @@ func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome 
 	if len(tc.Offsets) == 0 {
 		return Ready(resp)
 	}
-	if v >= 5 && b.transactionVersion2() && b.txns() != nil {
-		// Transaction version 2 clients skip AddOffsetsToTxn: the commit
-		// adds the group's partition to the transaction itself.
-		tp := txn.TopicPartition{Topic: metadata.ConsumerOffsetsTopic, Partition: b.offsetsPartitionFor(req.Group)}
-		if err := b.txns().AddPartitionsImplicit(ctx, req.TransactionalID, req.ProducerID, req.ProducerEpoch, []txn.TopicPartition{tp}); err != nil {
-			for _, p := range out {
-				p.ErrorCode = txnCode(err, v, 0)
-			}
-			return Ready(resp)
-		}
-	}
 	commit := gc.CommitTransactionalOffsets
 	if v >= 6 {
 		commit = gc.CommitTransactionalOffsetsV6
 	}
-	top, errs, wait := commit(tc)
+	var top *kerr.Error
+	var errs []*kerr.Error
+	var wait group.Durable
+	if tcErr := b.commitInTransaction(ctx, req, v, func() { top, errs, wait = commit(tc) }); tcErr != 0 {
+		for _, p := range out {
+			p.ErrorCode = tcErr
+		}
+		return Ready(resp)
+	}
 	for i, p := range out {
 		switch {
 		case top != nil:
@@ -121,4 +121,60 @@ func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome 
 		}
 		return resp
 	}}
+}
+
+// commitInTransaction runs commit, the write of a TxnOffsetCommit's
+// offsets, once the transaction coordinator has verified that the group's
+// __consumer_offsets partition is in the producer's open transaction, as
+// Kafka's coordinator runtime verifies before a transactional write
+// (transaction version 2 clients at v5+ add the partition instead). It
+// answers the error code for every offset when the write must not happen.
+// commit runs under the transaction coordinator's lock, so the
+// transaction cannot start to commit or abort between the check and the
+// write, and the offsets land before its marker.
+func (b *Broker) commitInTransaction(ctx context.Context, req *kmsg.TxnOffsetCommitRequest, v int16, commit func()) int16 {
+	tc := b.txns()
+	if tc == nil || req.Group == "" { // the group coordinator refuses an empty id first
+		commit()
+		return 0
+	}
+	tp := txn.TopicPartition{Topic: metadata.ConsumerOffsetsTopic, Partition: b.offsetsPartitionFor(req.Group)}
+	if v >= 5 && b.transactionVersion2() {
+		if err := tc.AddPartitionsImplicit(ctx, req.TransactionalID, req.ProducerID, req.ProducerEpoch, []txn.TopicPartition{tp}); err != nil {
+			return txnCode(err, v, 0)
+		}
+	} else if per, top := tc.VerifyPartitions(req.TransactionalID, req.ProducerID, req.ProducerEpoch, []txn.TopicPartition{tp}); top != nil {
+		return unverifiedCode(top, v)
+	} else if per[0] != nil {
+		return unverifiedCode(per[0], v)
+	}
+	err := tc.AppendInTransaction(req.TransactionalID, req.ProducerID, req.ProducerEpoch, tp, func() error {
+		commit()
+		return nil
+	})
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, kerr.InvalidTxnState):
+		// The transaction ended between the check and the write.
+		return unverifiedCode(kerr.TransactionAbortable, v)
+	case errors.Is(err, kerr.NotEnoughReplicas):
+		// It started to commit or abort in between.
+		return kerr.ConcurrentTransactions.Code
+	}
+	return unverifiedCode(err, v)
+}
+
+// unverifiedCode is the answer to a failed verification, as Kafka's
+// AddPartitionsToTxnManager passes it on: a fenced producer is
+// INVALID_PRODUCER_EPOCH, and TRANSACTION_ABORTABLE, which clients before
+// TxnOffsetCommit v4 do not know, INVALID_TXN_STATE for them.
+func unverifiedCode(err error, v int16) int16 {
+	switch {
+	case errors.Is(err, kerr.ProducerFenced):
+		return kerr.InvalidProducerEpoch.Code
+	case errors.Is(err, kerr.TransactionAbortable) && v < 4:
+		return kerr.InvalidTxnState.Code
+	}
+	return txnCode(err, v, 0)
 }

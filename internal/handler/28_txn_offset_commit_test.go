@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/group"
+	"github.com/karst-broker/karst/internal/txn"
 )
 
 func txnOffsetCommitReq(groupID string, pid int64, epoch int16, topic string, offsets ...int64) *kmsg.TxnOffsetCommitRequest {
@@ -208,5 +209,63 @@ func TestTxnOffsetCommitV6(t *testing.T) {
 		if got := txnCommitCodes(f.do(req, c.v).(*kmsg.TxnOffsetCommitResponse)); got[0] != c.want {
 			t.Errorf("group %s v%d with generation 7: %v, want %d", c.group, c.v, got, c.want)
 		}
+	}
+}
+
+// TestTxnOffsetCommitNeedsTheGroupInTheTransaction: before
+// AddOffsetsToTxn has added the group's __consumer_offsets partition to
+// the transaction, Kafka 4.4's verification refuses the commit,
+// INVALID_TXN_STATE before v4 and TRANSACTION_ABORTABLE from v4, and
+// writes nothing; once added, the same commit is taken.
+func TestTxnOffsetCommitNeedsTheGroupInTheTransaction(t *testing.T) {
+	f := newTxnFixture(t)
+	f.createTopic("t", 2, nil)
+	cfg := group.DefaultConfig()
+	cfg.InitialRebalanceDelay = 0
+	f.b.opts.Groups = group.New(cfg, group.Options{Logger: f.b.logger})
+	gf := &groupFixture{adminFixture: f.adminFixture, gc: f.b.opts.Groups}
+	f.setTransactionVersion(1) // v5 too verifies, as without KIP-890 part 2
+	init := f.initTxn("tx", 4)
+	pid, epoch := init.ProducerID, init.ProducerEpoch
+	for v := int16(0); v <= 5; v++ {
+		g := "g" + string(rune('0'+v))
+		want := kerr.TransactionAbortable.Code
+		if v < 4 {
+			want = kerr.InvalidTxnState.Code
+		}
+		c := txnCommitCodes(f.do(txnOffsetCommitReq(g, pid, epoch, "t", 10, 20), v).(*kmsg.TxnOffsetCommitResponse))
+		if len(c) != 2 || c[0] != want || c[1] != want {
+			t.Fatalf("v%d without AddOffsetsToTxn: %v, want %d", v, c, want)
+		}
+		if _, codes := gf.fetchT(g, 7, true); codes[0] != 0 || codes[1] != 0 {
+			t.Fatalf("v%d: a refused commit left pending offsets: %v", v, codes)
+		}
+		add := kmsg.NewPtrAddOffsetsToTxnRequest()
+		add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = "tx", pid, epoch, g
+		if resp := f.do(add, 3).(*kmsg.AddOffsetsToTxnResponse); resp.ErrorCode != 0 {
+			t.Fatalf("AddOffsetsToTxn: %+v", resp)
+		}
+		c = txnCommitCodes(f.do(txnOffsetCommitReq(g, pid, epoch, "t", 10, 20), v).(*kmsg.TxnOffsetCommitResponse))
+		if len(c) != 2 || c[0] != 0 || c[1] != 0 {
+			t.Fatalf("v%d after AddOffsetsToTxn: %v", v, c)
+		}
+		if resp := f.endTxn("tx", pid, epoch, false, 3); resp.ErrorCode != 0 {
+			t.Fatalf("EndTxn: %+v", resp)
+		}
+		f.waitState("tx", txn.CompleteAbort)
+	}
+	c := txnCommitCodes(f.do(txnOffsetCommitReq("g0", pid+1, epoch, "t", 1), 3).(*kmsg.TxnOffsetCommitResponse))
+	if c[0] != kerr.InvalidProducerIDMapping.Code {
+		t.Fatalf("another producer id: %v", c)
+	}
+	c = txnCommitCodes(f.do(txnOffsetCommitReq("g0", pid, epoch+1, "t", 1), 3).(*kmsg.TxnOffsetCommitResponse))
+	if c[0] != kerr.InvalidProducerEpoch.Code {
+		t.Fatalf("another epoch: %v", c)
+	}
+	// Transaction version 2: a v5 commit adds the partition itself.
+	f.setTransactionVersion(2)
+	c = txnCommitCodes(f.do(txnOffsetCommitReq("g9", pid, epoch, "t", 1), 5).(*kmsg.TxnOffsetCommitResponse))
+	if c[0] != 0 {
+		t.Fatalf("v5 under transaction version 2: %v", c)
 	}
 }
