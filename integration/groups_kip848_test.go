@@ -86,6 +86,11 @@ func TestKIP848ConsumersShareAndTakeOver(t *testing.T) {
 		resp, err := req.RequestWith(ctx, admCl)
 		return err == nil && len(resp.Groups) == 1 && resp.Groups[0].State == "Stable" && len(resp.Groups[0].Members) == 3
 	})
+	described, err := adm.DescribeConsumerGroups(ctx, "g848")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGroupOperations(t, described["g848"].AuthorizedOperations)
 
 	members[0].close()
 	rest := members[1:]

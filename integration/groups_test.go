@@ -14,6 +14,7 @@ import (
 	segkafka "github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/karsttest"
 )
@@ -281,6 +282,7 @@ func TestCommittedOffsetsSurviveRestart(t *testing.T) {
 	if err != nil || described[group].State != "Empty" {
 		t.Fatalf("after the consumer left: %+v %v", described[group], err)
 	}
+	wantGroupOperations(t, described[group].AuthorizedOperations)
 	deleted, err := adm.DeleteGroups(ctx, group)
 	if err != nil || deleted[group].Err != nil {
 		t.Fatalf("delete group: %+v %v", deleted, err)
@@ -386,5 +388,16 @@ func TestKafkaGoReaderWithGroupConsumesTopic(t *testing.T) {
 		if !seen[fmt.Sprint(i)] {
 			t.Fatalf("record %d not read", i)
 		}
+	}
+}
+
+// wantGroupOperations: with no authorizer, Kafka 4.4 allows every
+// operation a group has, group configs' included (3400).
+func wantGroupOperations(t *testing.T, ops []kadm.ACLOperation) {
+	t.Helper()
+	want := []kadm.ACLOperation{kmsg.ACLOperationRead, kmsg.ACLOperationDelete, kmsg.ACLOperationDescribe,
+		kmsg.ACLOperationDescribeConfigs, kmsg.ACLOperationAlterConfigs}
+	if !slices.Equal(ops, want) {
+		t.Fatalf("group authorized operations %v, want %v", ops, want)
 	}
 }

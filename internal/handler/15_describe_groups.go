@@ -41,9 +41,7 @@ func (b *Broker) handleDescribeGroups(_ context.Context, r *Request) Outcome {
 		g.Group, g.State, g.ProtocolType, g.Protocol = d.GroupID, d.State, d.ProtocolType, d.Protocol
 		g.AuthorizedOperations = authorizedOperationsNotRequested
 		if req.IncludeAuthorizedOperations {
-			// READ, DESCRIBE, DELETE: everything a group allows, with no
-			// authorizer.
-			g.AuthorizedOperations = 1<<3 | 1<<6 | 1<<8
+			g.AuthorizedOperations = groupAuthorizedOperations
 		}
 		if d.Err != nil && v >= 6 {
 			// Kafka answers a group it reports as an error without authorized operations.

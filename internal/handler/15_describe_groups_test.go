@@ -26,6 +26,9 @@ func TestDescribeAndListGroups(t *testing.T) {
 			g.Members[0].MemberID != member || string(g.Members[0].MemberAssignment) != "\x01\x02" || g.Members[0].ClientHost != "/127.0.0.1" {
 			t.Fatalf("v%d: %+v", v, g)
 		}
+		if v >= 3 && g.AuthorizedOperations != 3400 {
+			t.Fatalf("v%d: authorized operations %d, want Kafka 4.4's 3400", v, g.AuthorizedOperations)
+		}
 		wantCode := int16(0)
 		if v >= 6 {
 			wantCode = kerr.GroupIDNotFound.Code

@@ -41,7 +41,7 @@ func (b *Broker) handleConsumerGroupDescribe(_ context.Context, r *Request) Outc
 		g.Group = d.GroupID
 		g.AuthorizedOperations = authorizedOperationsNotRequested
 		if req.IncludeAuthorizedOperations {
-			g.AuthorizedOperations = 1<<3 | 1<<6 | 1<<8
+			g.AuthorizedOperations = groupAuthorizedOperations
 		}
 		if d.Err != nil {
 			// Kafka answers a group it reports as an error without authorized operations.

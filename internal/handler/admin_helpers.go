@@ -19,6 +19,10 @@ const (
 	// READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS,
 	// ALTER_CONFIGS.
 	topicAuthorizedOperations = 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<10 | 1<<11
+	// READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (Kafka 4.4
+	// answers 3400 for a group with no authorizer, group configs being
+	// KIP-848's).
+	groupAuthorizedOperations = 1<<3 | 1<<6 | 1<<8 | 1<<10 | 1<<11
 )
 
 // nonNil returns s, or an empty slice where s is nil, for nullable arrays
