@@ -178,6 +178,7 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 		m.rebalanceTimeout = req.RebalanceTimeout
 	}
 	m.sessionDeadline = now.Add(cfg.SessionTimeout)
+	before := partitionsOf(m.assigned)
 	g.computeTarget()
 	g.reconcile(m, req.Owned, req.OwnedSent, now)
 	wait, err := g.persist(req.Topics, m)
@@ -187,8 +188,13 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 		// what it had, and the retry writes what this one could not.
 		return fail(kerr.CoordinatorNotAvailable, "")
 	}
-	return ConsumerHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch,
-		HeartbeatInterval: cfg.HeartbeatInterval, Assignment: cloneAssignment(m.assigned), Wait: wait}
+	res := ConsumerHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch, HeartbeatInterval: cfg.HeartbeatInterval, Wait: wait}
+	// As Kafka: the assignment is sent to a join, to a full request and
+	// when it changed; otherwise null, which means "unchanged".
+	if req.MemberEpoch == 0 || req.Full || !slices.Equal(before, partitionsOf(m.assigned)) {
+		res.Assignment = cloneAssignment(m.assigned)
+	}
+	return res
 }
 
 // join admits a member with epoch 0: a new one, a static member coming

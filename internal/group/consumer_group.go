@@ -85,7 +85,9 @@ type consumerMember struct {
 }
 
 func newConsumerGroup(holder *classicGroup) *consumerGroup {
-	return &consumerGroup{holder: holder, id: holder.id, members: map[string]*consumerMember{},
+	// Kafka 4.4's ModernGroup starts at group epoch 1, so the first
+	// member's join makes it 2, and no member epoch of the group is 1.
+	return &consumerGroup{holder: holder, id: holder.id, epoch: 1, members: map[string]*consumerMember{},
 		static: map[string]string{}, target: map[string]MemberAssignment{}, partitionCounts: map[string]int32{}}
 }
 

@@ -114,16 +114,16 @@ func (h *consumerHarness) checkExclusive() {
 func TestConsumerGroupJoinRevokeAssign(t *testing.T) {
 	h := newConsumerHarness(t, fakeTopics{"t": 6})
 	a, r := h.join("a", "t")
-	if r.Err != nil || r.MemberEpoch != 1 || count(a.owned) != 6 || r.HeartbeatInterval != 5*time.Second {
+	if r.Err != nil || r.MemberEpoch != 2 || count(a.owned) != 6 || r.HeartbeatInterval != 5*time.Second {
 		t.Fatalf("first join: %+v", r)
 	}
 	b, r := h.join("b", "t")
-	if r.Err != nil || r.MemberEpoch != 2 || count(b.owned) != 0 {
+	if r.Err != nil || r.MemberEpoch != 3 || count(b.owned) != 0 {
 		t.Fatalf("b must wait for a to revoke: %+v", r)
 	}
 	// a is told to keep 3; it still holds the other 3 until it says so.
 	h.beat(a)
-	if count(a.owned) != 3 || a.epoch != 1 {
+	if count(a.owned) != 3 || a.epoch != 2 {
 		t.Fatalf("a revoking: %v epoch %d", a.owned, a.epoch)
 	}
 	h.beat(b)
@@ -131,11 +131,11 @@ func TestConsumerGroupJoinRevokeAssign(t *testing.T) {
 		t.Fatalf("b got partitions a has not released: %v", b.owned)
 	}
 	h.beat(a) // acknowledges: owns only 3 now
-	if a.epoch != 2 {
+	if a.epoch != 3 {
 		t.Fatalf("a epoch %d after revoking", a.epoch)
 	}
 	h.beat(b)
-	if count(b.owned) != 3 || b.epoch != 2 {
+	if count(b.owned) != 3 || b.epoch != 3 {
 		t.Fatalf("b after release: %v epoch %d", b.owned, b.epoch)
 	}
 	h.checkExclusive()
@@ -151,7 +151,7 @@ func TestConsumerGroupJoinRevokeAssign(t *testing.T) {
 		t.Fatalf("leave: %+v", r)
 	}
 	h.beat(a)
-	if count(a.owned) != 6 || a.epoch != 3 {
+	if count(a.owned) != 6 || a.epoch != 4 {
 		t.Fatalf("a after b left: %v epoch %d", a.owned, a.epoch)
 	}
 	if ls := h.c.List(nil, []string{"consumer"}); len(ls) != 1 || ls[0].State != "Stable" || ls[0].ProtocolType != "consumer" {
@@ -213,7 +213,7 @@ func TestConsumerGroupStaticMember(t *testing.T) {
 		t.Fatalf("static leave: %+v", r)
 	}
 	r = join("s2")
-	if r.Err != nil || r.MemberEpoch != 1 || count(r.Assignment) != 4 {
+	if r.Err != nil || r.MemberEpoch != 2 || count(r.Assignment) != 4 {
 		t.Fatalf("rejoin keeps epoch and assignment: %+v", r)
 	}
 }

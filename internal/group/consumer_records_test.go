@@ -294,7 +294,7 @@ func TestConsumerMemberAndClassicGroups(t *testing.T) {
 	}
 	store.recs = nil
 	r = ch.c.ConsumerHeartbeat(ConsumerHeartbeat{GroupID: "g", MemberID: "x", SubscribedTopics: []string{"t"}, OwnedSent: true, Topics: topics})
-	if r.Err != nil || r.MemberEpoch != 1 || len(r.Assignment["t"]) != 2 {
+	if r.Err != nil || r.MemberEpoch != 2 || len(r.Assignment["t"]) != 2 {
 		t.Fatalf("consumer member into an empty classic group: %+v", r)
 	}
 	if len(store.recs) == 0 || !bytes.Equal(store.recs[0].Key, groupMetadataKey("g")) || store.recs[0].Value != nil {

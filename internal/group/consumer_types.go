@@ -35,6 +35,10 @@ type ConsumerHeartbeat struct {
 	// means the field was null (unchanged).
 	Owned     []TopicPartition
 	OwnedSent bool
+	// Full is a request that carries the member's whole state (rebalance
+	// timeout, subscription and owned partitions), which Kafka answers
+	// with the assignment even when it did not change.
+	Full bool
 
 	ClientID   string
 	ClientHost string
@@ -49,7 +53,8 @@ type ConsumerHeartbeatResult struct {
 	MemberEpoch       int32
 	HeartbeatInterval time.Duration
 	// Assignment is the member's whole current assignment, or nil when
-	// the answer carries none (errors, leaves).
+	// the answer carries none (errors, leaves, and heartbeats after which
+	// it is unchanged).
 	Assignment MemberAssignment
 	// Wait is the durability of the records the heartbeat wrote, which
 	// the answer waits for as Kafka's waits for their commit; nil when it

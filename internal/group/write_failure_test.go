@@ -23,11 +23,11 @@ func TestConsumerHeartbeatFailsWhenItsRecordsAreNotWritten(t *testing.T) {
 	store.fail = nil
 	cl, r := h.join("a", "t")
 	wantErr(t, r.Err, nil)
-	if r.MemberEpoch != 1 || len(partitionsOf(cl.owned)) != 4 {
+	if r.MemberEpoch != 2 || len(partitionsOf(cl.owned)) != 4 {
 		t.Fatalf("%+v", r)
 	}
 	c2 := h.restart(store)
-	if got := consumerState(c2).Members["a"]; got.Epoch != 1 || len(partitionsOf(got.Assigned)) != 4 {
+	if got := consumerState(c2).Members["a"]; got.Epoch != 2 || len(partitionsOf(got.Assigned)) != 4 {
 		t.Fatalf("restored %+v", got)
 	}
 

@@ -188,7 +188,7 @@ func TestTxnOffsetCommitV6(t *testing.T) {
 		t.Fatalf("offsets committed by id: %v", offsets)
 	}
 
-	if resp := consumerHeartbeat(f, "a", 0, nil); resp.ErrorCode != 0 || resp.MemberEpoch != 1 {
+	if resp := consumerHeartbeat(f, "a", 0, nil); resp.ErrorCode != 0 || resp.MemberEpoch != 2 {
 		t.Fatalf("join: %+v", resp)
 	}
 	for _, c := range []struct {

@@ -88,6 +88,7 @@ func (b *Broker) handleConsumerGroupHeartbeat(_ context.Context, r *Request) Out
 	if req.RebalanceTimeoutMillis > 0 {
 		hb.RebalanceTimeout = time.Duration(req.RebalanceTimeoutMillis) * time.Millisecond
 	}
+	hb.Full = req.RebalanceTimeoutMillis != -1 && (req.SubscribedTopicNames != nil || hb.SubscribedRegex != nil) && req.Topics != nil
 	if req.Topics != nil {
 		hb.OwnedSent = true
 		for _, t := range req.Topics {

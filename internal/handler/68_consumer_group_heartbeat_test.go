@@ -23,26 +23,41 @@ func TestConsumerGroupHeartbeatAndDescribe(t *testing.T) {
 	f := newGroupFixture(t)
 	f.createTopic("t", 4, nil)
 	resp := consumerHeartbeat(f, "a", 0, nil)
-	if resp.ErrorCode != 0 || resp.MemberEpoch != 1 || resp.HeartbeatIntervalMillis != 5000 || resp.Assignment == nil ||
+	// Kafka 4.4's group starts at epoch 1; the join bumps it to 2.
+	if resp.ErrorCode != 0 || resp.MemberEpoch != 2 || resp.HeartbeatIntervalMillis != 5000 || resp.Assignment == nil ||
 		len(resp.Assignment.Topics) != 1 || len(resp.Assignment.Topics[0].Partitions) != 4 {
 		t.Fatalf("join: %+v", resp)
 	}
 	topicID := resp.Assignment.Topics[0].TopicID
-	if resp := consumerHeartbeat(f, "b", 0, nil); resp.ErrorCode != 0 || resp.MemberEpoch != 2 {
+	if resp := consumerHeartbeat(f, "b", 0, nil); resp.ErrorCode != 0 || resp.MemberEpoch != 3 {
 		t.Fatalf("second join: %+v", resp)
 	}
 	// a is asked to keep two partitions, revokes the others, and moves on.
 	owned := []kmsg.ConsumerGroupHeartbeatRequestTopic{{TopicID: topicID, Partitions: []int32{0, 1, 2, 3}}}
-	resp = consumerHeartbeat(f, "a", 1, owned)
-	if resp.MemberEpoch != 1 || len(resp.Assignment.Topics[0].Partitions) != 2 {
+	resp = consumerHeartbeat(f, "a", 2, owned)
+	if resp.MemberEpoch != 2 || len(resp.Assignment.Topics[0].Partitions) != 2 {
 		t.Fatalf("revoking: %+v", resp)
 	}
 	owned[0].Partitions = resp.Assignment.Topics[0].Partitions
-	if resp = consumerHeartbeat(f, "a", 1, owned); resp.MemberEpoch != 2 {
-		t.Fatalf("after revoking: %+v", resp)
+	if resp = consumerHeartbeat(f, "a", 2, owned); resp.MemberEpoch != 3 || resp.Assignment != nil {
+		t.Fatalf("after revoking (the assignment is unchanged, so null): %+v", resp)
 	}
-	if resp = consumerHeartbeat(f, "b", 2, []kmsg.ConsumerGroupHeartbeatRequestTopic{}); len(resp.Assignment.Topics) != 1 || len(resp.Assignment.Topics[0].Partitions) != 2 {
+	if resp = consumerHeartbeat(f, "b", 3, []kmsg.ConsumerGroupHeartbeatRequestTopic{}); resp.Assignment == nil ||
+		len(resp.Assignment.Topics) != 1 || len(resp.Assignment.Topics[0].Partitions) != 2 {
 		t.Fatalf("b: %+v", resp)
+	}
+	// Nothing changed: Kafka answers a null assignment, unless the
+	// request is a full one (rebalance timeout, subscription and owned
+	// partitions all sent).
+	ownedB := []kmsg.ConsumerGroupHeartbeatRequestTopic{{TopicID: topicID, Partitions: resp.Assignment.Topics[0].Partitions}}
+	if resp = consumerHeartbeat(f, "b", 3, ownedB); resp.ErrorCode != 0 || resp.Assignment != nil {
+		t.Fatalf("unchanged: %+v", resp)
+	}
+	full := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	full.Group, full.MemberID, full.MemberEpoch, full.RebalanceTimeoutMillis = "g", "b", 3, 60000
+	full.SubscribedTopicNames, full.Topics = []string{"t"}, ownedB
+	if resp = f.do(full, 1).(*kmsg.ConsumerGroupHeartbeatResponse); resp.ErrorCode != 0 || resp.Assignment == nil || len(resp.Assignment.Topics[0].Partitions) != 2 {
+		t.Fatalf("full request: %+v", resp)
 	}
 	if resp = consumerHeartbeat(f, "a", 9, nil); resp.ErrorCode != kerr.FencedMemberEpoch.Code {
 		t.Fatalf("fenced: %+v", resp)
@@ -54,7 +69,7 @@ func TestConsumerGroupHeartbeatAndDescribe(t *testing.T) {
 		req.IncludeAuthorizedOperations = true
 		d := f.do(req, v).(*kmsg.ConsumerGroupDescribeResponse)
 		g := d.Groups[0]
-		if g.ErrorCode != 0 || g.State != "Stable" || g.Epoch != 2 || g.AssignmentEpoch != 2 || g.AssignorName != "uniform" || len(g.Members) != 2 ||
+		if g.ErrorCode != 0 || g.State != "Stable" || g.Epoch != 3 || g.AssignmentEpoch != 3 || g.AssignorName != "uniform" || len(g.Members) != 2 ||
 			len(g.Members[0].Assignment.TopicPartitions) != 1 || g.Members[0].Assignment.TopicPartitions[0].Topic != "t" {
 			t.Fatalf("v%d describe: %+v", v, g)
 		}
