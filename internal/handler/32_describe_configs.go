@@ -21,7 +21,8 @@ package handler
 // INVALID_REQUEST) report Kafka 4.4's group configs: the group's own value
 // (GROUP_CONFIG) or its broker synonym's, internal keys only when set.
 // CLIENT_METRICS resources report metrics, interval.ms and match. BROKER_LOGGER
-// resources are the log levels (see broker_logger_configs.go).
+// resources are the log levels (see broker_logger_configs.go). Configs
+// come in Kafka's order, a Java HashMap's (config_order.go).
 
 import (
 	"context"
@@ -61,6 +62,7 @@ func (b *Broker) handleDescribeConfigs(_ context.Context, r *Request) Outcome {
 			resp.Resources = append(resp.Resources, out)
 			continue
 		}
+		sortConfigEntries(int8(rr.ResourceType), rr.ResourceName, entries)
 		for _, e := range entries {
 			out.Configs = append(out.Configs, describedConfig(e, req.IncludeSynonyms, req.IncludeDocumentation))
 		}

@@ -9,6 +9,10 @@ package handler
 //	    broker's logger, this broker, and every topic, in that order.
 //
 // A type Kafka does not list is UNSUPPORTED_VERSION with no resources.
+// Within a type the names come in Kafka 4.4.0's order (measured): groups
+// and client-metrics subscriptions as a Java HashMap of their names
+// iterates, topics as the metadata image's hash map does, by ascending
+// String.hashCode (config_order.go).
 
 import (
 	"context"
@@ -50,14 +54,21 @@ func (b *Broker) handleListConfigResources(_ context.Context, r *Request) Outcom
 	for _, t := range types {
 		switch t {
 		case resourceGroup, resourceClientMetrics:
-			for _, name := range img.ConfigResourceNames(t) {
+			names := img.ConfigResourceNames(t)
+			sortHashMapNames(names)
+			for _, name := range names {
 				add(t, name)
 			}
 		case resourceBrokerLogger, resourceBroker:
 			add(t, b.nodeIDString())
 		case resourceTopic:
+			var names []string
 			for _, topic := range img.Topics() {
-				add(t, topic.Name)
+				names = append(names, topic.Name)
+			}
+			sortByJavaHash(names)
+			for _, name := range names {
+				add(t, name)
 			}
 		}
 	}

@@ -153,22 +153,8 @@ func javaHashMapOrder(updates []FeatureUpdate) []FeatureUpdate {
 		index[u.Name] = len(unique)
 		unique = append(unique, u)
 	}
-	buckets := 16
-	for len(unique) > buckets*3/4 {
-		buckets *= 2
-	}
-	ordered := make([][]FeatureUpdate, buckets)
-	for _, u := range unique {
-		h := uint32(javahash.String(u.Name))
-		h ^= h >> 16
-		b := int(h & uint32(buckets-1))
-		ordered[b] = append(ordered[b], u)
-	}
-	out := make([]FeatureUpdate, 0, len(unique))
-	for _, b := range ordered {
-		out = append(out, b...)
-	}
-	return out
+	javahash.SortHashMapOrder(unique, func(u FeatureUpdate) string { return u.Name }, javahash.HashMapTable(len(unique)))
+	return unique
 }
 
 // UpdateFeatures applies feature level changes (UpdateFeatures); with
