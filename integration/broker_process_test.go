@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -42,6 +43,16 @@ type karstProcess struct {
 	dir  string
 	addr string
 	cmd  *exec.Cmd
+}
+
+// startKarstProcess builds the binary and starts it in a fresh data
+// directory on a free port; the test kills it when it ends.
+func startKarstProcess(t *testing.T) *karstProcess {
+	t.Helper()
+	k := &karstProcess{t: t, bin: buildKarst(t), dir: filepath.Join(t.TempDir(), "data"), addr: "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	k.start()
+	t.Cleanup(k.kill)
+	return k
 }
 
 func (k *karstProcess) logPath() string { return filepath.Join(filepath.Dir(k.dir), "karst.log") }

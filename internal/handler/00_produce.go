@@ -122,6 +122,10 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				continue
 			}
+			if meta.Leader != b.opts.NodeID {
+				po.ErrorCode = kerr.NotLeaderForPartition.Code // see leaderPartition
+				continue
+			}
 			if b.compacted(img, topic.Name) {
 				if errs, msg, code := keylessRecordErrors(rp.Records, topic.Name, rp.Partition); code != 0 {
 					po.ErrorCode, po.ErrorMessage, po.ErrorRecords = code, msg, errs

@@ -23,6 +23,7 @@ package handler
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -39,19 +40,20 @@ func (b *Broker) handleMetadata(_ context.Context, r *Request) Outcome {
 	if r.Version() < 12 && namesTopicByID(req) {
 		return Ready(metadataInvalidRequest(req, resp))
 	}
-	if ep, ok := b.endpointFor(r.Conn.ListenerName); ok {
+	img := b.image()
+	if ep, ok := b.endpointFor(r.Conn.ListenerName); ok && b.registered(img) {
 		broker := kmsg.NewMetadataResponseBroker()
 		broker.NodeID, broker.Host, broker.Port, broker.Rack = b.opts.NodeID, ep.Host, ep.Port, b.opts.Rack
 		resp.Brokers = append(resp.Brokers, broker)
 	}
 	clusterID := b.opts.ClusterID
 	resp.ClusterID = &clusterID
-	resp.ControllerID = b.opts.NodeID
+	resp.ControllerID = b.controllerID(img)
 	resp.AuthorizedOperations = authorizedOperationsNotRequested
 
 	allTopics := req.Topics == nil || (r.Version() == 0 && len(req.Topics) == 0)
 	if allTopics {
-		for _, t := range b.image().Topics() {
+		for _, t := range img.Topics() {
 			resp.Topics = append(resp.Topics, b.metadataTopic(t))
 		}
 	} else {
@@ -152,6 +154,7 @@ func (b *Broker) metadataTopic(t *metadata.Topic) kmsg.MetadataResponseTopic {
 	out.TopicID = t.ID
 	out.IsInternal = metadata.IsInternalTopic(t.Name)
 	out.AuthorizedOperations = authorizedOperationsNotRequested
+	registered := b.registered(b.image())
 	for _, p := range t.Partitions {
 		mp := kmsg.NewMetadataResponseTopicPartition()
 		mp.Partition = p.ID
@@ -168,8 +171,12 @@ func (b *Broker) metadataTopic(t *metadata.Topic) kmsg.MetadataResponseTopic {
 			mp.ErrorCode = kerr.LeaderNotAvailable.Code
 			mp.Leader = -1
 			mp.OfflineReplicas = []int32{b.opts.NodeID}
-		case !open:
+		case !open || p.Leader < 0:
 			mp.ErrorCode = kerr.LeaderNotAvailable.Code
+		}
+		if !registered && slices.Contains(p.Replicas, b.opts.NodeID) {
+			// Kafka lists a replica without a registration offline.
+			mp.OfflineReplicas = []int32{b.opts.NodeID}
 		}
 		out.Partitions = append(out.Partitions, mp)
 	}

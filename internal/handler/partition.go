@@ -21,6 +21,9 @@ func (b *Broker) leaderPartition(topic *metadata.Topic, partition, currentLeader
 		return nil, nil, kerr.KafkaStorageError.Code
 	case !found || !open:
 		return nil, nil, kerr.UnknownTopicOrPartition.Code
+	case meta.Leader != b.opts.NodeID:
+		// Leaderless (this node unregistered, or no replica may lead).
+		return nil, nil, kerr.NotLeaderForPartition.Code
 	case currentLeaderEpoch >= 0 && currentLeaderEpoch < meta.LeaderEpoch:
 		return nil, nil, kerr.FencedLeaderEpoch.Code
 	case currentLeaderEpoch > meta.LeaderEpoch:

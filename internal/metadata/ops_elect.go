@@ -76,14 +76,41 @@ func (img *Image) ElectLeader(node Node, topic string, partition int32, unclean 
 	return nil, opError(kerr.EligibleLeadersNotAvailable, "")
 }
 
-// UnregisterBroker returns the UnregisterBrokerRecord that removes broker
-// id's registration, or BROKER_ID_NOT_REGISTERED with Kafka's message.
+// UnregisterBroker returns what Kafka 4.4's controller writes to remove
+// broker id's registration (ReplicationControlManager.
+// handleBrokerUnregistered), or BROKER_ID_NOT_REGISTERED with Kafka's
+// message: a PartitionChangeRecord taking the broker out of the ISR of
+// every partition that has it there, leaving the partition without a
+// leader, then the UnregisterBrokerRecord. With eligible leader replicas
+// the broker moves to the ELR and last known ELR (the ISR empties, as a
+// controlled shutdown leaves it, so the broker may lead again without
+// losing writes); without, Kafka never empties an ISR and it stays.
 func (img *Image) UnregisterBroker(id int32) ([]Record, error) {
 	b, ok := img.brokers[id]
 	if !ok {
 		return nil, opError(kerr.BrokerIDNotRegistered, fmt.Sprintf("Broker ID %d is not currently registered", id))
 	}
-	return []Record{&UnregisterBrokerRecord{Version: 0, BrokerID: id, BrokerEpoch: b.Epoch}}, nil
+	var out []Record
+	elr := img.features[FeatureELR] >= 1
+	for _, t := range img.Topics() {
+		for _, p := range t.Partitions {
+			if p == nil || !slices.Contains(p.ISR, id) {
+				continue
+			}
+			c := NewPartitionChangeRecord(img.MetadataVersion(), t.ID, p.ID)
+			if p.Leader == id {
+				c.Leader = -1
+			}
+			if isr := slices.DeleteFunc(slices.Clone(p.ISR), func(r int32) bool { return r == id }); len(isr) > 0 || elr {
+				c.ISR = isr
+			}
+			if elr && len(c.ISR) == 0 {
+				c.EligibleLeaderReplicas, c.LastKnownELR = []int32{id}, []int32{id}
+			}
+			out = append(out, c)
+		}
+	}
+	return append(out, &UnregisterBrokerRecord{Version: 0, BrokerID: id, BrokerEpoch: b.Epoch}), nil
 }
 
 // ElectLeader commits the election Image.ElectLeader decides.

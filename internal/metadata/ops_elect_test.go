@@ -98,4 +98,44 @@ func TestUnregisterBroker(t *testing.T) {
 	}
 	_, err = next.UnregisterBroker(1)
 	wantCode(t, err, kerr.BrokerIDNotRegistered, "Broker ID 1 is not currently registered")
+	// Kafka takes the broker out of every ISR that has it; without ELR the
+	// last member stays, and the partitions it led have no leader.
+	wantPartitions := map[int32]struct {
+		leader int32
+		isr    []int32
+	}{0: {-1, []int32{1}}, 1: {-1, []int32{1}}, 2: {-1, []int32{}}, 3: {-1, []int32{2}}, 4: {-1, []int32{2}}, 5: {2, []int32{2}}}
+	for id, w := range wantPartitions {
+		p, _ := mustTopic(t, next, "t").Partition(id)
+		if p.Leader != w.leader || !slices.Equal(p.ISR, w.isr) {
+			t.Errorf("partition %d after unregistering: leader %d isr %v, want %d %v", id, p.Leader, p.ISR, w.leader, w.isr)
+		}
+	}
+	if _, ok := recs[len(recs)-1].(*UnregisterBrokerRecord); !ok || len(recs) != 4 {
+		t.Fatalf("records %+v", recs)
+	}
+}
+
+// As Kafka 4.4.0 wrote for a broker unregistering itself with ELR on:
+// ISR [], leader -1, ELR and last known ELR [1]; the next start may elect
+// it again without losing writes.
+func TestUnregisterBrokerWithELR(t *testing.T) {
+	img := mustReplay(t, electionImage(t),
+		&FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MaxMetadataVersion},
+		&FeatureLevelRecord{Name: FeatureELR, FeatureLevel: 1})
+	recs, err := img.UnregisterBroker(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := recs[0].(*PartitionChangeRecord)
+	if c.Leader != -1 || !slices.Equal(c.ISR, []int32{}) || !slices.Equal(c.EligibleLeaderReplicas, []int32{1}) || !slices.Equal(c.LastKnownELR, []int32{1}) {
+		t.Fatalf("change %+v", c)
+	}
+	next := mustReplay(t, img, recs...)
+	p, _ := mustTopic(t, next, "t").Partition(0)
+	if p.Leader != -1 || len(p.ISR) != 0 || !mayLead(p, 1) || p.LeaderEpoch != 1 {
+		t.Fatalf("partition 0 %+v", p)
+	}
+	if act := next.ActivationRecords(Node{ID: 1}); len(act) < 2 {
+		t.Fatalf("a restart does not register and elect again: %+v", act)
+	}
 }

@@ -1,0 +1,101 @@
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestUnregisteringItselfTakesTheNodeOutUntilRestart: as on Apache Kafka
+// 4.4.0 (measured on one combined node), UnregisterBroker for the node's
+// own id leaves the process running but out of the cluster: Metadata lists
+// no broker and controller -1, the partitions have no leader and the node
+// offline, a fetch is NOT_LEADER_OR_FOLLOWER. A restart registers the node
+// again and elects it back, with nothing lost.
+func TestUnregisteringItselfTakesTheNodeOutUntilRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a broker process")
+	}
+	k := startKarstProcess(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const topic = "unregistered"
+	cl, err := kgo.NewClient(kgo.SeedBrokers(k.addr), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cl.Close() }()
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("before")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+
+	unregister := kmsg.NewPtrUnregisterBrokerRequest()
+	unregister.BrokerID = 1
+	if resp, err := unregister.RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+		t.Fatalf("unregister: %v %+v", err, resp)
+	}
+	meta, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(meta.Brokers) != 0 || meta.ControllerID != -1 {
+		t.Fatalf("brokers %+v, controller %d after unregistering", meta.Brokers, meta.ControllerID)
+	}
+	for _, mt := range meta.Topics {
+		for _, p := range mt.Partitions {
+			if p.ErrorCode != kerr.LeaderNotAvailable.Code || p.Leader != -1 || len(p.OfflineReplicas) != 1 {
+				t.Fatalf("%s-%d: error %d leader %d offline %v", *mt.Topic, p.Partition, p.ErrorCode, p.Leader, p.OfflineReplicas)
+			}
+		}
+	}
+	fetch := kmsg.NewPtrFetchRequest()
+	fetch.MaxWaitMillis, fetch.MaxBytes = 0, 1<<20
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic, ft.TopicID = topic, meta.Topics[0].TopicID
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = 1<<20, -1
+	ft.Partitions = append(ft.Partitions, fp)
+	fetch.Topics = append(fetch.Topics, ft)
+	raw, err := cl.SeedBrokers()[0].Request(ctx, fetch) // Metadata names no broker to send it to
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := raw.(*kmsg.FetchResponse).Topics[0].Partitions[0].ErrorCode; code != kerr.NotLeaderForPartition.Code {
+		t.Fatalf("fetch after unregistering: error %d, want NOT_LEADER_OR_FOLLOWER", code)
+	}
+	cl.Close()
+
+	k.kill()
+	k.start()
+	cl, err = kgo.NewClient(kgo.SeedBrokers(k.addr), kgo.DefaultProduceTopic(topic), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("after")}).FirstErr(); err != nil {
+		t.Fatalf("produce after the restart: %v", err)
+	}
+	var got []string
+	for len(got) < 2 {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("consumed %v: %v", got, err)
+		}
+		fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+	}
+	if got[0] != "before" || got[1] != "after" {
+		t.Fatalf("consumed %v", got)
+	}
+	meta, err = kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+	if err != nil || len(meta.Brokers) != 1 || meta.ControllerID != 1 {
+		t.Fatalf("metadata after the restart: %v %+v", err, meta)
+	}
+}
