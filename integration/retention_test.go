@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"testing"
 	"time"
 
@@ -11,19 +12,37 @@ import (
 	"github.com/karst-broker/karst/karsttest"
 )
 
-// TestRetentionDeletesOldSegments fills several 1 MiB segments, then lets
-// retention.bytes and retention.ms delete the old ones: the log start
-// offset moves, and consumers start from it.
-func TestRetentionDeletesOldSegments(t *testing.T) {
+// retentionBroker starts a broker that runs retention every 50 ms, with a
+// client that sends uncompressed batches of up to 1 MiB.
+func retentionBroker(t *testing.T) (*karsttest.Broker, context.Context, *kgo.Client, *kadm.Client) {
+	t.Helper()
 	b := karsttest.Start(t, karsttest.WithConfig("log.retention.check.interval.ms", "50"))
-	ctx := testContext(t)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ProducerBatchMaxBytes(1<<20),
 		kgo.ProducerBatchCompression(kgo.NoCompression()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
+	t.Cleanup(cl.Close)
+	return b, testContext(t), cl, kadm.NewClient(cl)
+}
+
+// logStartOffset is the log start offset of partition 0 of topic, as
+// ListOffsets "earliest" answers it.
+func logStartOffset(ctx context.Context, t *testing.T, adm *kadm.Client, topic string) int64 {
+	t.Helper()
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := starts.Lookup(topic, 0)
+	return o.Offset
+}
+
+// TestRetentionDeletesOldSegments fills several 1 MiB segments, then lets
+// retention.bytes and retention.ms delete the old ones: the log start
+// offset moves, and consumers start from it.
+func TestRetentionDeletesOldSegments(t *testing.T) {
+	b, ctx, cl, adm := retentionBroker(t)
 	configs := map[string]*string{"segment.bytes": ptr("1048576"), "retention.bytes": ptr("2097152")}
 	if _, err := adm.CreateTopic(ctx, 1, 1, configs, "retained"); err != nil {
 		t.Fatal(err)
@@ -34,14 +53,7 @@ func TestRetentionDeletesOldSegments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	earliest := func() int64 {
-		starts, err := adm.ListStartOffsets(ctx, "retained")
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, _ := starts.Lookup("retained", 0)
-		return o.Offset
-	}
+	earliest := func() int64 { return logStartOffset(ctx, t, adm, "retained") }
 	// Six segments of ten records; retention.bytes keeps what fits in 2 MiB
 	// (retention may already have run while the records were produced).
 	for earliest() < 30 {

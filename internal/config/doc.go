@@ -22,6 +22,10 @@
 // log.roll.jitter.hours; log.flush.interval.ms over
 // log.flush.scheduler.interval.ms.
 //
+// LogConfigs resolves every topic's configuration through these layers once
+// (a *TopicConfig, Kafka's LogConfig) and again only when a layer changes;
+// the logs, the handlers and the coordinators all read it there.
+//
 // A *Broker is an immutable snapshot; a dynamic change produces a new one
 // (Broker.WithDynamic), so readers never lock.
 //

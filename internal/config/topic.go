@@ -74,6 +74,7 @@ type TopicConfig struct {
 
 	values     map[string]any
 	overridden map[string]bool
+	configured map[string]bool
 }
 
 // Value returns a topic key's effective typed value.
@@ -84,6 +85,11 @@ func (t *TopicConfig) Value(name string) (any, bool) {
 
 // Overridden reports whether the topic itself sets the key.
 func (t *TopicConfig) Overridden(name string) bool { return t.overridden[name] }
+
+// Configured reports whether the topic or a broker layer (one of the key's
+// synonyms, in any dynamic or static layer) sets the key, rather than it
+// keeping LogConfig's default.
+func (t *TopicConfig) Configured(name string) bool { return t.configured[name] }
 
 // MaxSegmentMs is how long the active segment may live: segment.ms, or the
 // smaller max.compaction.lag.ms for compacted topics (Kafka's maxSegmentMs).
@@ -155,7 +161,12 @@ func (b *Broker) OffsetsRetentionMs() int64 {
 // names that are not topic keys are ignored (Kafka ignores them in stored
 // configs); an override that does not parse is an error.
 func EffectiveTopicConfig(b *Broker, topicOverrides map[string]string) (*TopicConfig, error) {
-	t := &TopicConfig{values: b.TopicDefaults(), overridden: map[string]bool{}}
+	t := &TopicConfig{values: b.TopicDefaults(), overridden: map[string]bool{}, configured: map[string]bool{}}
+	for name, synonyms := range topicSynonyms {
+		for _, s := range synonyms {
+			t.configured[name] = t.configured[name] || b.isSet(s.Name)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(topicOverrides)) {
 		k, ok := topicKeys.byName[name]
 		if !ok {
@@ -167,6 +178,7 @@ func EffectiveTopicConfig(b *Broker, topicOverrides map[string]string) (*TopicCo
 		}
 		t.values[name] = v
 		t.overridden[name] = true
+		t.configured[name] = true
 	}
 	v := t.values
 	t.CleanupPolicy = slices.Clone(v["cleanup.policy"].([]string))

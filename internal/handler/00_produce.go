@@ -24,8 +24,14 @@ package handler
 // A compacted topic refuses records without a key: INVALID_RECORD with the
 // index of each such record (v8+ record errors), as Kafka answers.
 //
-// A topic whose compression.type is not "producer" gets its batches
-// recompressed to that codec before they are stored, as in Kafka.
+// A topic whose compression.type (its own, else the broker's) is not
+// "producer" gets its batches recompressed to that codec before they are
+// stored, as in Kafka; a batch over max.message.bytes as sent is
+// MESSAGE_TOO_LARGE first. The topic's configuration comes from the same
+// resolved LogConfig its log has (config.LogConfigs).
+//
+// Partitions are resolved as the rest of the data path resolves them
+// (partition.go): NOT_LEADER_OR_FOLLOWER for one this node does not lead.
 //
 // A transactional batch is written only if its partition is in the
 // producer's open transaction and its epoch is the transactional id's
@@ -89,7 +95,7 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 		out := &resp.Topics[i]
 		*out = kmsg.NewProduceResponseTopic()
 		out.Topic, out.TopicID = rt.Topic, rt.TopicID
-		topic, topicErr := b.produceTopic(img, r.Version(), rt)
+		topic, topicErr := requestTopic(img, r.Version() >= 13, rt.Topic, rt.TopicID)
 		if topicErr == 0 && metadata.IsInternalTopic(topic.Name) && clientID(r) != adminClientID {
 			topicErr = kerr.InvalidTopicException.Code
 		}
@@ -112,27 +118,22 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 				po.ErrorCode = kerr.InvalidRequiredAcks.Code
 				continue
 			}
-			meta, ok := topic.Partition(rp.Partition)
-			part, open := b.opts.Storage.Get(topic.Name, rp.Partition)
-			if ok && b.opts.Storage.Offline(topic.Name, rp.Partition) {
-				po.ErrorCode = kerr.KafkaStorageError.Code // its log dir failed
+			part, meta, code := b.leaderPartition(topic, rp.Partition, -1)
+			if code != 0 {
+				po.ErrorCode = code
+				if code == kerr.NotLeaderForPartition.Code && r.Version() >= 10 {
+					po.CurrentLeader = currentLeader(topic, rp.Partition)
+				}
 				continue
 			}
-			if !ok || !open {
-				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
-				continue
-			}
-			if meta.Leader != b.opts.NodeID {
-				po.ErrorCode = kerr.NotLeaderForPartition.Code // see leaderPartition
-				continue
-			}
-			if b.compacted(img, topic.Name) {
+			logConfig := b.logConfig(img, topic.Name)
+			if logConfig.Compact {
 				if errs, msg, code := keylessRecordErrors(rp.Records, topic.Name, rp.Partition); code != 0 {
 					po.ErrorCode, po.ErrorMessage, po.ErrorRecords = code, msg, errs
 					continue
 				}
 			}
-			records, err := recompressForTopic(rp.Records, b.topicSetting(img, topic.Name, "compression.type"))
+			records, err := recompressForTopic(rp.Records, logConfig.CompressionType, logConfig.MaxMessageBytes)
 			if err != nil {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
 				continue
@@ -193,18 +194,16 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 	}}
 }
 
-// produceTopic resolves a request topic by name (v0–v12) or id (v13+).
-func (b *Broker) produceTopic(img *metadata.Image, version int16, rt kmsg.ProduceRequestTopic) (*metadata.Topic, int16) {
-	if version >= 13 {
-		if t, ok := img.TopicByID(metadata.UUID(rt.TopicID)); ok {
-			return t, 0
-		}
-		return nil, kerr.UnknownTopicID.Code
+// currentLeader is the leader Produce v10+ names beside
+// NOT_LEADER_OR_FOLLOWER (KIP-951), from the metadata as Kafka's
+// getCurrentLeader: -1 once the partition went offline. No node endpoint
+// goes with it: the only node a single Karst knows is itself.
+func currentLeader(topic *metadata.Topic, partition int32) kmsg.ProduceResponseTopicPartitionCurrentLeader {
+	out := kmsg.NewProduceResponseTopicPartitionCurrentLeader()
+	if meta, ok := topic.Partition(partition); ok {
+		out.LeaderID, out.LeaderEpoch = meta.Leader, meta.LeaderEpoch
 	}
-	if t, ok := img.Topic(rt.Topic); ok {
-		return t, 0
-	}
-	return nil, kerr.UnknownTopicOrPartition.Code
+	return out
 }
 
 // transactionalBatch: the first batch of records has the transactional
@@ -228,7 +227,7 @@ func (b *Broker) addTransactionPartitions(ctx context.Context, version int16, re
 	var pid int64
 	var epoch int16
 	for _, rt := range req.Topics {
-		topic, code := b.produceTopic(img, version, rt)
+		topic, code := requestTopic(img, version >= 13, rt.Topic, rt.TopicID)
 		if code != 0 {
 			continue
 		}

@@ -22,7 +22,7 @@ func TestProduceAppliesBrokerCompressionType(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := f.b.opts
-	opts.Settings = settings
+	opts.Settings, opts.LogConfigs = settings, nil
 	b := NewBroker(opts)
 	f.createTopic("plain", 1, nil)
 	f.createTopic("own", 1, map[string]*string{"compression.type": strp("lz4")})

@@ -229,15 +229,9 @@ var noAbortedTransactions = []kmsg.FetchResponseTopicPartitionAbortedTransaction
 
 func (b *Broker) resolveFetchTarget(img *metadata.Image, t *fetchTarget) {
 	t.out = fetchAnswer{HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1, AbortedTransactions: noAbortedTransactions}
-	var topic *metadata.Topic
-	var ok bool
-	if t.key.Topic == "" {
-		if topic, ok = img.TopicByID(metadata.UUID(t.key.TopicID)); !ok {
-			t.out.ErrorCode = kerr.UnknownTopicID.Code
-			return
-		}
-	} else if topic, ok = img.Topic(t.key.Topic); !ok {
-		t.out.ErrorCode = kerr.UnknownTopicOrPartition.Code
+	topic, code := requestTopic(img, t.key.Topic == "", t.key.Topic, t.key.TopicID)
+	if code != 0 {
+		t.out.ErrorCode = code
 		return
 	}
 	t.part, _, t.out.ErrorCode = b.leaderPartition(topic, t.key.Partition, t.epoch)

@@ -52,13 +52,13 @@ func (b *Broker) handleListOffsets(_ context.Context, r *Request) Outcome {
 	for _, rt := range req.Topics {
 		out := kmsg.NewListOffsetsResponseTopic()
 		out.Topic = rt.Topic
-		topic, topicOK := img.Topic(rt.Topic)
+		topic, topicCode := requestTopic(img, false, rt.Topic, [16]byte{})
 		for _, rp := range rt.Partitions {
 			po := kmsg.NewListOffsetsResponseTopicPartition()
 			po.Partition = rp.Partition
 			po.Timestamp, po.Offset, po.LeaderEpoch = -1, -1, -1
-			if !topicOK {
-				po.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			if topicCode != 0 {
+				po.ErrorCode = topicCode
 				out.Partitions = append(out.Partitions, po)
 				continue
 			}

@@ -45,7 +45,7 @@ func (b *Broker) handleOffsetCommit(_ context.Context, r *Request) Outcome {
 		*t = kmsg.NewOffsetCommitResponseTopic()
 		t.Topic, t.TopicID = rt.Topic, rt.TopicID
 		t.Partitions = make([]kmsg.OffsetCommitResponseTopicPartition, len(rt.Partitions))
-		topic, topicCode := offsetTopic(img, v >= 10, rt.Topic, rt.TopicID)
+		topic, topicCode := requestTopic(img, v >= 10, rt.Topic, rt.TopicID)
 		for j, rp := range rt.Partitions {
 			p := &t.Partitions[j]
 			*p = kmsg.NewOffsetCommitResponseTopicPartition()

@@ -37,16 +37,16 @@ func (b *Broker) handleDeleteRecords(_ context.Context, r *Request) Outcome {
 	for _, rt := range req.Topics {
 		out := kmsg.NewDeleteRecordsResponseTopic()
 		out.Topic = rt.Topic
-		topic, topicOK := img.Topic(rt.Topic)
+		topic, topicCode := requestTopic(img, false, rt.Topic, [16]byte{})
 		for _, rp := range rt.Partitions {
 			po := kmsg.NewDeleteRecordsResponseTopicPartition()
 			po.Partition = rp.Partition
 			po.LowWatermark = -1
-			part, code := b.deleteRecordsLog(topic, topicOK, rp.Partition)
+			part, code := b.deleteRecordsLog(topic, topicCode, rp.Partition)
 			switch {
 			case code != 0:
 				po.ErrorCode = code
-			case !b.cleanupPolicyAllowsDelete(img, rt.Topic):
+			case !b.logConfig(img, rt.Topic).Delete:
 				po.ErrorCode = kerr.PolicyViolation.Code
 			default:
 				offset := rp.Offset
@@ -75,9 +75,9 @@ func (b *Broker) handleDeleteRecords(_ context.Context, r *Request) Outcome {
 // deleteRecordsLog finds the log of a partition whose records may be
 // deleted: it must exist (checked first, as Kafka does) and not belong to
 // an internal topic.
-func (b *Broker) deleteRecordsLog(topic *metadata.Topic, found bool, partition int32) (*klog.Log, int16) {
-	if !found {
-		return nil, kerr.UnknownTopicOrPartition.Code
+func (b *Broker) deleteRecordsLog(topic *metadata.Topic, topicCode int16, partition int32) (*klog.Log, int16) {
+	if topicCode != 0 {
+		return nil, topicCode
 	}
 	if metadata.IsInternalTopic(topic.Name) {
 		return nil, kerr.InvalidTopicException.Code

@@ -68,13 +68,13 @@ func (b *Broker) handleWriteTxnMarkers(_ context.Context, r *Request) Outcome {
 			*rt = kmsg.NewWriteTxnMarkersResponseMarkerTopic()
 			rt.Topic = mt.Topic
 			rt.Partitions = make([]kmsg.WriteTxnMarkersResponseMarkerTopicPartition, len(mt.Partitions))
-			topic, known := img.Topic(mt.Topic)
+			topic, topicCode := requestTopic(img, false, mt.Topic, [16]byte{})
 			for k, p := range mt.Partitions {
 				out := &rt.Partitions[k]
 				*out = kmsg.NewWriteTxnMarkersResponseMarkerTopicPartition()
 				out.Partition = p
-				if !known {
-					out.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				if topicCode != 0 {
+					out.ErrorCode = topicCode
 					continue
 				}
 				part, meta, code := b.leaderPartition(topic, p, -1)

@@ -55,7 +55,7 @@ func (b *Broker) handleTxnOffsetCommit(ctx context.Context, r *Request) Outcome 
 		*t = kmsg.NewTxnOffsetCommitResponseTopic()
 		t.Topic, t.TopicID = rt.Topic, rt.TopicID
 		t.Partitions = make([]kmsg.TxnOffsetCommitResponseTopicPartition, len(rt.Partitions))
-		topic, topicCode := offsetTopic(img, v >= 6, rt.Topic, rt.TopicID)
+		topic, topicCode := requestTopic(img, v >= 6, rt.Topic, rt.TopicID)
 		for j, rp := range rt.Partitions {
 			p := &t.Partitions[j]
 			*p = kmsg.NewTxnOffsetCommitResponseTopicPartition()

@@ -34,18 +34,10 @@ func nonNil(s []int32) []int32 {
 	return s
 }
 
-// cleanupPolicyAllowsDelete reports whether a topic's effective
-// cleanup.policy includes "delete", which DeleteRecords requires.
-func (b *Broker) cleanupPolicyAllowsDelete(img *metadata.Image, topic string) bool {
-	cfg, err := b.brokerConfig(img)
-	if err != nil {
-		return true
-	}
-	tc, err := config.EffectiveTopicConfig(cfg, img.TopicConfigs(topic))
-	if err != nil {
-		return true
-	}
-	return tc.Delete
+// logConfig is a topic's log configuration under the dynamic configs of
+// img, as the topic's logs have it.
+func (b *Broker) logConfig(img *metadata.Image, topic string) *config.TopicConfig {
+	return b.opts.LogConfigs.Topic(img, topic)
 }
 
 // staticBrokerConfig is the broker's static configuration (server.properties

@@ -2,9 +2,7 @@ package handler
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/fetchsession"
@@ -48,6 +46,9 @@ type Options struct {
 	// Settings are the broker's static configuration (server.properties
 	// and overrides), for DescribeConfigs; nil means Kafka's defaults.
 	Settings *config.Broker
+	// LogConfigs resolve topics' log configurations, shared with the logs
+	// (nil: the handler resolves over Settings itself).
+	LogConfigs *config.LogConfigs
 	// LogDir is the data directory, as DescribeLogDirs reports it.
 	LogDir string
 	// Groups is the group coordinator; nil answers group APIs with
@@ -73,9 +74,6 @@ type Options struct {
 type Broker struct {
 	opts   Options
 	logger *slog.Logger
-	// staticTopicDefaults: the static broker values of the topic configs
-	// the produce path resolves per request (see topicSetting).
-	staticTopicDefaults map[string]string
 }
 
 // NewBroker returns the handler layer over the given options.
@@ -97,14 +95,8 @@ func NewBroker(opts Options) *Broker {
 		opts.LogLevels = loglevel.New(logger.Handler(), loglevel.LowestEnabled(logger.Handler()))
 	}
 	b := &Broker{opts: opts, logger: logger}
-	static := b.staticBrokerConfig()
-	b.staticTopicDefaults = map[string]string{}
-	for _, brokerKey := range producePathTopicConfigs {
-		v, _ := static.Get(brokerKey)
-		if list, ok := v.([]string); ok {
-			v = strings.Join(list, ",")
-		}
-		b.staticTopicDefaults[brokerKey] = fmt.Sprint(v)
+	if b.opts.LogConfigs == nil {
+		b.opts.LogConfigs = config.NewLogConfigs(b.staticBrokerConfig())
 	}
 	return b
 }

@@ -20,8 +20,10 @@ var topicCodecs = map[string]record.Codec{
 // recompressForTopic rewrites every batch whose codec differs from the
 // topic's compression.type, as Kafka does on append. Batches already in
 // the topic's codec, and all batches of "producer" topics, are untouched
-// and not copied.
-func recompressForTopic(batches []byte, compressionType string) ([]byte, error) {
+// and not copied. As Kafka's UnifiedLog, a batch larger than
+// max.message.bytes as the producer sent it is refused before it is
+// recompressed (the log checks the stored size again).
+func recompressForTopic(batches []byte, compressionType string, maxMessageBytes int32) ([]byte, error) {
 	codec, ok := topicCodecs[compressionType]
 	if !ok {
 		return batches, nil
@@ -35,6 +37,9 @@ func recompressForTopic(batches []byte, compressionType string) ([]byte, error) 
 		}
 		if b == nil {
 			break
+		}
+		if b.Size() > int(maxMessageBytes) {
+			return nil, fmt.Errorf("%w: the record batch is %d bytes, more than max.message.bytes %d", klog.ErrMessageTooLarge, b.Size(), maxMessageBytes)
 		}
 		if out == nil && b.Codec() == codec {
 			continue // still a prefix of the input

@@ -85,9 +85,6 @@ type Config struct {
 	AutoCreateTopics         bool  // auto.create.topics.enable
 	DefaultPartitions        int32 // num.partitions
 	DefaultReplicationFactor int16 // default.replication.factor
-	// LogDefaults are the broker-wide log settings (log.segment.bytes, ...)
-	// that topic configs override.
-	LogDefaults klog.Config
 	// RetentionCheckInterval is log.retention.check.interval.ms.
 	RetentionCheckInterval time.Duration
 	// QueuedMaxRequestBytes is queued.max.request.bytes (<= 0: no limit).
@@ -113,6 +110,9 @@ type Node struct {
 	// closed.
 	dirLocks []*storage.DirLock
 	storage  *storage.Manager
+	// logConfigs resolves every topic's log configuration, for the logs
+	// and the handlers alike.
+	logConfigs *config.LogConfigs
 	// groups is the group coordinator once started, which a deletion of
 	// __consumer_offsets unloads.
 	groups atomic.Pointer[group.Coordinator]
@@ -236,6 +236,7 @@ func Start(cfg Config) (n *Node, err error) {
 		LogDir:           cfg.DataDir,
 		Groups:           groups,
 		Settings:         cfg.Settings,
+		LogConfigs:       n.logConfigs,
 		Metrics:          n.metrics,
 		ClientInstances:  metrics.NewClientInstances(nil),
 		ClientTelemetry:  clientTelemetry,
@@ -308,26 +309,24 @@ func (n *Node) openStorage(cfg *Config) error {
 	n.dataDir = cfg.DataDir
 	n.dataDirs = cfg.DataDirs
 
-	defaults := cfg.LogDefaults
+	static := cfg.Settings
+	if static == nil {
+		var err error
+		if static, _, err = config.FromProperties(map[string]string{"node.id": strconv.Itoa(int(cfg.NodeID))}); err != nil {
+			return err
+		}
+	}
+	n.logConfigs = config.NewLogConfigs(static)
 	// applying is the image being applied to the logs. OnCommit also runs
 	// inside OpenStore (for the activation records), before n.store is
 	// set, and the logs it opens must get their topics' configs.
 	var applying atomic.Pointer[metadata.Image]
 	configFor := func(topic string) klog.Config {
-		img := applying.Load()
-		if img == nil {
-			return defaults
+		var dyn config.DynamicConfigs
+		if img := applying.Load(); img != nil {
+			dyn = img
 		}
-		base := defaults
-		if cfg.Settings != nil {
-			// Dynamic broker configs (AlterConfigs on BROKER) change the
-			// defaults every topic without its own override inherits.
-			dynamic, err := cfg.Settings.WithDynamic(img.BrokerConfigs(""), img.BrokerConfigs(strconv.Itoa(int(cfg.NodeID))))
-			if err == nil {
-				base = brokerLogDefaults(dynamic)
-			}
-		}
-		c := storage.TopicLogConfig(base, img.TopicConfigs(topic))
+		c := storage.LogConfig(n.logConfigs.Topic(dyn, topic))
 		c.DirFailures = n.dirFailures
 		return c
 	}
@@ -366,8 +365,9 @@ func (n *Node) openStorage(cfg *Config) error {
 	n.raft = &metadataLog{log: n.metadataLog, now: time.Now, directoryID: directoryID}
 	n.store, err = metadata.OpenStore(n.raft, metadata.StoreOptions{
 		Node: node,
-		OnCommit: func(prev, next *metadata.Image, _ []metadata.Record) {
+		OnCommit: func(prev, next *metadata.Image, records []metadata.Record) {
 			applying.Store(next)
+			forgetRemovedTopics(n.logConfigs, prev, records)
 			n.connLimits.committed(next)
 			if err := n.storage.Reconcile(partitionSpecs(next, cfg.NodeID)); err != nil {
 				n.logger.Error("applying metadata to the partition logs", "err", err)
@@ -390,6 +390,21 @@ func (n *Node) openStorage(cfg *Config) error {
 
 // topicRemoved reports whether a commit deleted the topic name (a topic
 // of the same name created in the same commit has another id).
+// forgetRemovedTopics drops the resolved log configs of the topics the
+// records delete.
+func forgetRemovedTopics(c *config.LogConfigs, prev *metadata.Image, records []metadata.Record) {
+	if prev == nil {
+		return
+	}
+	for _, r := range records {
+		if rm, ok := r.(*metadata.RemoveTopicRecord); ok {
+			if t, ok := prev.TopicByID(rm.TopicID); ok {
+				c.Forget(t.Name)
+			}
+		}
+	}
+}
+
 func topicRemoved(prev, next *metadata.Image, name string) bool {
 	if prev == nil {
 		return false

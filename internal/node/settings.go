@@ -4,15 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/handler"
-	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/server"
-	"github.com/karst-broker/karst/internal/storage"
 )
 
 // ConfigFrom turns loaded broker settings (server.properties and
@@ -31,7 +27,6 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		DefaultReplicationFactor: int16(b.Int("default.replication.factor")),
 		RetentionCheckInterval:   time.Duration(b.Long("log.retention.check.interval.ms")) * time.Millisecond,
 		RecoveryThreads:          int(b.Int("num.recovery.threads.per.data.dir")),
-		LogDefaults:              brokerLogDefaults(b),
 		Settings:                 b,
 	}
 	cfg.DataDirs = b.LogDirs()
@@ -55,32 +50,4 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		cfg.Advertised = append(cfg.Advertised, handler.Endpoint{ListenerName: l.Name, Host: l.Host, Port: int32(l.Port), SecurityProtocol: l.SecurityProtocol})
 	}
 	return cfg, nil
-}
-
-// brokerLogDefaults are the log settings a topic without overrides gets:
-// the topic keys' values resolved through their broker synonyms. Kafka's
-// flush settings switch a log to page-cache durability only when the
-// operator set them; their defaults (never flush) would otherwise turn
-// off Karst's fsync per acknowledgement.
-func brokerLogDefaults(b *config.Broker) klog.Config {
-	values := map[string]string{}
-	for k, v := range b.TopicDefaults() {
-		if list, ok := v.([]string); ok {
-			values[k] = strings.Join(list, ",") // as a topic config carries a list
-			continue
-		}
-		values[k] = fmt.Sprint(v)
-	}
-	if !b.IsSet("log.flush.interval.messages") {
-		delete(values, "flush.messages")
-	}
-	if !b.IsSet("log.flush.interval.ms") && !b.IsSet("log.flush.scheduler.interval.ms") {
-		delete(values, "flush.ms")
-	}
-	for _, k := range []string{"retention.ms", "segment.ms"} {
-		if _, err := strconv.ParseInt(values[k], 10, 64); err != nil {
-			delete(values, k)
-		}
-	}
-	return storage.TopicLogConfig(klog.DefaultConfig(), values)
 }

@@ -7,25 +7,6 @@ import (
 	"github.com/karst-broker/karst/internal/config"
 )
 
-// TestBrokerLogDefaultsCarryTheCleanupPolicy: the broker's
-// log.cleanup.policy (a list) reaches the logs of topics without their
-// own, so retention runs for delete and is off for compact only.
-func TestBrokerLogDefaultsCarryTheCleanupPolicy(t *testing.T) {
-	for policy, off := range map[string]bool{"": false, "delete": false, "compact": true, "compact,delete": false} {
-		props := map[string]string{"node.id": "1"}
-		if policy != "" {
-			props["log.cleanup.policy"] = policy
-		}
-		b, _, err := config.FromProperties(props)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := brokerLogDefaults(b).RetentionOff; got != off {
-			t.Errorf("log.cleanup.policy=%q: retention off %v, want %v", policy, got, off)
-		}
-	}
-}
-
 // TestCheckpointIntervalIsConfigured: log.flush.offset.checkpoint.interval.ms
 // sets how often recovery points are written (it was accepted and ignored).
 func TestCheckpointIntervalIsConfigured(t *testing.T) {
