@@ -32,14 +32,24 @@ const SingleNodeBrokerEpoch int64 = 0
 // whose leader is someone else or no one and which node may lead (in the
 // ISR, or in the ELR / last known ELR when the ISR is empty). Nil when img
 // is already node's own.
+//
+// The registration lists the log dirs node could open (node.LogDirs): one
+// that lists others is replaced, a partition whose replica is recorded in
+// a dir node did not register is not elected, and if node leads it or is
+// in its ISR it is taken out as when a dir fails at run time (see
+// LogDirsOffline).
 func (img *Image) ActivationRecords(node Node) []Record {
 	var out []Record
-	if b, ok := img.brokers[node.ID]; !ok || b.Epoch != SingleNodeBrokerEpoch || b.Fenced || b.InControlledShutdown {
-		out = append(out, img.registration(node))
+	reg := img.registration(node)
+	if b, ok := img.brokers[node.ID]; !ok || b.Epoch != SingleNodeBrokerEpoch || b.Fenced || b.InControlledShutdown ||
+		!sameDirs(b.LogDirs, reg.LogDirs) {
+		out = append(out, reg)
 	}
+	out = append(out, img.offlineReplicaChanges(node.ID, reg.LogDirs)...)
 	for _, t := range img.Topics() {
 		for _, p := range t.Partitions {
-			if p == nil || p.Leader == node.ID || !slices.Contains(p.Replicas, node.ID) || !mayLead(p, node.ID) {
+			if p == nil || p.Leader == node.ID || !slices.Contains(p.Replicas, node.ID) || !mayLead(p, node.ID) ||
+				len(reg.LogDirs) > 0 && replicaOffline(p, node.ID, reg.LogDirs) {
 				continue
 			}
 			c := NewPartitionChangeRecord(img.MetadataVersion(), t.ID, p.ID)
@@ -87,4 +97,9 @@ func (img *Image) registration(node Node) *RegisterBrokerRecord {
 		r.LogDirs = []UUID{node.DirectoryID}
 	}
 	return r
+}
+
+// sameDirs says whether two registrations list the same log dirs.
+func sameDirs(a, b []UUID) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(d UUID) bool { return !slices.Contains(b, d) })
 }

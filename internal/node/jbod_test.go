@@ -255,19 +255,9 @@ func checkDescribeLogDirs(ctx context.Context, t *testing.T, adm *kadm.Client, l
 // the broker starts, that dir's partitions answer KAFKA_STORAGE_ERROR and
 // the other dir's serve, as Kafka goes on with its live log dirs.
 func TestOneOfTwoLogDirsFailsAtStart(t *testing.T) {
-	root := t.TempDir()
-	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	n, cl := startOnDirs(t, newErrorMessages(), a, b)
-	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 2, 1, nil, "jbod"); err != nil {
-		t.Fatal(err)
-	}
-	for p := int32(0); p < 2; p++ {
-		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "jbod", Partition: p, Value: []byte("v")}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	n, cl, a, b := startWithJbodOnTwoDirs(ctx, t, 1)
 	cl.Close()
 	if err := n.Shutdown(ctx); err != nil {
 		t.Fatal(err)

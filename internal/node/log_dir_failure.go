@@ -55,7 +55,30 @@ func (n *Node) takeLogDirOffline(f klog.LogDirFailure) (fatal string) {
 	if filepath.Clean(f.Dir) == filepath.Clean(n.dataDir) {
 		return fmt.Sprintf("Shutdown broker because the metadata log dir %s has failed", f.Dir)
 	}
+	n.recordLogDirsOffline()
 	return ""
+}
+
+// recordLogDirsOffline writes what Kafka's controller writes when the
+// broker reports failed dirs (handleDirectoriesOffline): the dirs left in
+// the broker's registration, and its partitions in the failed ones without
+// a leader, so that a restart, or Kafka reading the data dir, sees them
+// offline until the dir is back.
+func (n *Node) recordLogDirsOffline() {
+	if n.store == nil {
+		return // at start, before the metadata is open: the activation records it
+	}
+	online := n.onlineDirIDs()
+	recs := n.store.Image().LogDirsOffline(n.nodeID, online)
+	if len(recs) == 0 {
+		return
+	}
+	if err := n.store.Commit(recs); err != nil {
+		n.logger.Error("recording the failed log dirs in the metadata", "err", err)
+		return
+	}
+	n.logger.Warn(fmt.Sprintf("Directories in broker %d marked offline, remaining directories: %v", n.nodeID, online),
+		"records", len(recs))
 }
 
 // failedAtStart handles the log dirs that failed while the broker opened

@@ -267,20 +267,16 @@ func Start(cfg Config) (n *Node, err error) {
 // openStorage prepares the log dir (meta.properties), opens the metadata
 // log, replays it and opens every partition it names.
 func (n *Node) openStorage(cfg *Config) error {
-	for _, dir := range cfg.DataDirs {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("log.dirs %s: %w", dir, err)
-		}
-		// Locked before anything in the dir is read or written: another
-		// broker's clean-shutdown marker or meta.properties is not ours.
-		lock, err := storage.LockLogDir(dir)
-		if err != nil {
-			return err
-		}
-		n.dirLocks = append(n.dirLocks, lock)
+	n.dataDir = cfg.DataDir
+	n.dataDirs = cfg.DataDirs
+	if err := n.prepareLogDirs(cfg.DataDirs); err != nil {
+		return err
 	}
-	metas, err := ensureMetaProperties(cfg)
+	metas, err := ensureMetaProperties(cfg, n.dirFailures)
 	if err != nil {
+		return err
+	}
+	if err := n.enoughLogDirs(cfg.DataDirs); err != nil {
 		return err
 	}
 	cfg.ClusterID = metas[0].ClusterID
@@ -293,6 +289,7 @@ func (n *Node) openStorage(cfg *Config) error {
 		n.dirIDs[filepath.Clean(dir)] = id
 		dirIDs = append(dirIDs, id)
 	}
+	onlineIDs := n.onlineDirIDs()
 	// One dir: partitions are recorded in it from their creation. Several:
 	// created UNASSIGNED and assigned once placed, as Kafka's controller
 	// does (see recordDirectories).
@@ -302,12 +299,13 @@ func (n *Node) openStorage(cfg *Config) error {
 	}
 	clean := make([]bool, len(cfg.DataDirs))
 	for i, dir := range cfg.DataDirs {
+		if n.dirFailures.IsOffline(filepath.Clean(dir)) {
+			continue
+		}
 		if clean[i], err = consumeCleanShutdownMarker(dir, n.logger); err != nil {
 			return fmt.Errorf("log.dirs %s: %w", dir, err)
 		}
 	}
-	n.dataDir = cfg.DataDir
-	n.dataDirs = cfg.DataDirs
 
 	static := cfg.Settings
 	if static == nil {
@@ -355,7 +353,7 @@ func (n *Node) openStorage(cfg *Config) error {
 	node := metadata.Node{
 		ID:                       cfg.NodeID,
 		DirectoryID:              directoryID,
-		LogDirs:                  dirIDs,
+		LogDirs:                  onlineIDs,
 		DefaultPartitions:        max(cfg.DefaultPartitions, 1),
 		DefaultReplicationFactor: max(cfg.DefaultReplicationFactor, 1),
 	}
@@ -434,43 +432,6 @@ func partitionSpecs(img *metadata.Image, nodeID int32) []storage.Spec {
 		}
 	}
 	return specs
-}
-
-// ensureMetaProperties reads the meta.properties of every log dir, or
-// writes it for a new one (with its own directory.id, as Kafka formats
-// each dir), and checks they all belong to this node and one cluster.
-func ensureMetaProperties(cfg *Config) ([]klog.MetaProperties, error) {
-	metas := make([]klog.MetaProperties, len(cfg.DataDirs))
-	var missing []int
-	clusterID := cfg.ClusterID
-	for i, dir := range cfg.DataDirs {
-		mp, err := klog.ReadMetaProperties(dir)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			missing = append(missing, i)
-			continue
-		case err != nil:
-			return nil, fmt.Errorf("reading meta.properties of %s: %w", dir, err)
-		}
-		if mp.NodeID != cfg.NodeID {
-			return nil, fmt.Errorf("log dir %s belongs to node.id %d, not %d", dir, mp.NodeID, cfg.NodeID)
-		}
-		if clusterID != "" && mp.ClusterID != clusterID {
-			return nil, fmt.Errorf("log dir %s belongs to cluster %s, not %s", dir, mp.ClusterID, clusterID)
-		}
-		clusterID = mp.ClusterID
-		metas[i] = mp
-	}
-	if clusterID == "" {
-		clusterID = newClusterID()
-	}
-	for _, i := range missing {
-		metas[i] = klog.MetaProperties{Version: 1, ClusterID: clusterID, NodeID: cfg.NodeID, DirectoryID: newDirectoryID()}
-		if err := klog.WriteMetaProperties(cfg.DataDirs[i], metas[i]); err != nil {
-			return nil, err
-		}
-	}
-	return metas, nil
 }
 
 // newClusterID makes a Kafka-style cluster id: a random Uuid in base64.

@@ -31,18 +31,29 @@ type logDir struct {
 	offline atomic.Bool
 }
 
-// openLogDir prepares one log dir and reads its checkpoints. A checkpoint
-// that cannot be parsed fails the dir, as Kafka's
-// CheckpointFileWithFailureHandler reports it to the LogDirFailureChannel,
-// and, as Kafka's LogManager.loadLogs does, loading goes on without it.
-func (m *Manager) openLogDir(path string) (*logDir, error) {
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		return nil, fmt.Errorf("log dir %s: %w", path, err)
+// openLogDir prepares one log dir and reads its checkpoints. A dir already
+// reported failed (it could not be created, locked or formatted) is kept
+// offline, and one that cannot be opened fails; a checkpoint that cannot be
+// parsed fails the dir, as Kafka's CheckpointFileWithFailureHandler
+// reports it to the LogDirFailureChannel. As Kafka's LogManager.loadLogs,
+// loading goes on with the other dirs.
+func (m *Manager) openLogDir(path string) *logDir {
+	d := &logDir{path: path, recoveryPoints: map[klog.TopicPartition]int64{}, logStartOffsets: map[klog.TopicPartition]int64{}}
+	if m.failures.IsOffline(path) {
+		d.offline.Store(true)
+		return d
 	}
-	d := &logDir{path: path}
 	var err error
-	if d.syncer, err = klog.NewDirSyncer(path); err != nil {
-		return nil, fmt.Errorf("log dir %s: %w", path, err)
+	if err = os.MkdirAll(path, 0o755); err == nil {
+		d.syncer, err = klog.NewDirSyncer(path)
+	}
+	if err != nil {
+		m.failures.MaybeAddOfflineLogDir(path, "Error while loading log dir "+path, err)
+		if m.failures == nil {
+			m.logger.Error("Error while loading log dir "+path, "err", err)
+		}
+		d.offline.Store(true)
+		return d
 	}
 	d.recoveryPoints = m.readCheckpoint(d, klog.RecoveryPointCheckpointFile, "resetting the recovery checkpoint to 0")
 	d.logStartOffsets = m.readCheckpoint(d, klog.LogStartOffsetCheckpointFile, "resetting to the base offset of the first segment")
@@ -51,7 +62,7 @@ func (m *Manager) openLogDir(path string) (*logDir, error) {
 	// malformed one fails the dir; a dir Kafka wrote is treated alike.
 	m.readCheckpoint(d, klog.ReplicationCheckpointFile, "the high watermarks are the log end offsets")
 	m.removeDeletedDirs(d)
-	return d, nil
+	return d
 }
 
 // readCheckpoint reads one of the dir's offset checkpoints; a file that

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,12 +89,11 @@ func OpenDirs(dirs []string, configFor ConfigFunc, failures *klog.LogDirFailureC
 		placed: make(chan struct{}, 1)}
 	m.recoveryThreads.Store(defaultRecoveryThreads)
 	for _, path := range dirs {
-		d, err := m.openLogDir(filepath.Clean(path))
-		if err != nil {
-			m.closeSyncers()
-			return nil, err
-		}
-		m.dirs = append(m.dirs, d)
+		m.dirs = append(m.dirs, m.openLogDir(filepath.Clean(path)))
+	}
+	if m.allOffline() {
+		m.closeSyncers()
+		return nil, fmt.Errorf("none of the specified log dirs from %s can be created or validated", strings.Join(dirs, ", "))
 	}
 	empty := map[klog.TopicPartition]*Partition{}
 	m.parts.Store(&empty)
@@ -389,7 +389,9 @@ func (m *Manager) Close(extra ...*klog.Log) error {
 func (m *Manager) closeSyncers() error {
 	var errs []error
 	for _, d := range m.dirs {
-		errs = append(errs, d.syncer.Close())
+		if d.syncer != nil {
+			errs = append(errs, d.syncer.Close())
+		}
 	}
 	return errors.Join(errs...)
 }
