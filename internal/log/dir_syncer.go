@@ -6,8 +6,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // syncfsMinFiles is the batch size from which a DirSyncer makes one
@@ -28,6 +26,8 @@ const syncfsMinFiles = 4
 type DirSyncer struct {
 	dir *os.File // any fd on the filesystem names it to syncfs
 	// syncFS and syncFiles do the syncing (tests replace them).
+	// syncFS is nil where the platform has no syncfs: every batch then
+	// fsyncs file by file.
 	syncFS    func(fd int) error
 	syncFiles func([]*os.File) error
 
@@ -56,7 +56,7 @@ func NewDirSyncer(dir string) (*DirSyncer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &DirSyncer{dir: f, syncFS: unix.Syncfs, syncFiles: syncEach}
+	s := &DirSyncer{dir: f, syncFS: syncWholeFilesystem, syncFiles: syncEach}
 	s.idle = sync.NewCond(&s.mu)
 	return s, nil
 }
@@ -113,7 +113,7 @@ func (s *DirSyncer) Sync(f *os.File) error {
 		return b.err
 	}
 	s.busy = true
-	whole := !s.closed && len(b.files) >= syncfsMinFiles
+	whole := s.syncFS != nil && !s.closed && len(b.files) >= syncfsMinFiles
 	s.mu.Unlock()
 
 	if whole {

@@ -1,3 +1,7 @@
+//go:build linux
+
+// The disk-full checks mount a tmpfs, which only Linux has.
+
 package log
 
 import (

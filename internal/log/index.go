@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mmapIndex is the file and mapping shared by the offset and time indexes,
@@ -73,7 +75,7 @@ func (x *mmapIndex) remap(size int) error {
 	// this, each first touch of a page of the sparse preallocated file read
 	// ahead (and zero-filled) a large folio around it, which with 1,000
 	// partitions' indexes was 85% of the broker's CPU while producing.
-	if err := syscall.Madvise(d, syscall.MADV_RANDOM); err != nil {
+	if err := unix.Madvise(d, unix.MADV_RANDOM); err != nil {
 		_ = syscall.Munmap(d)
 		return fmt.Errorf("madvise %s: %w", x.path, err)
 	}

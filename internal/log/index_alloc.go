@@ -3,7 +3,6 @@ package log
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 
 	"golang.org/x/sys/unix"
@@ -26,10 +25,10 @@ import (
 const indexReserveChunk = 64 << 10
 
 // fallocate reserves [off, off+n) of f without changing its length (the
-// range lies inside it); tests replace it to reach the fallback.
-var fallocate = func(f *os.File, off, n int64) error {
-	return unix.Fallocate(int(f.Fd()), 0, off, n)
-}
+// range lies inside it); tests replace it to reach the fallback. Where the
+// platform has no such call (reserveBlocks returns EOPNOTSUPP), the index
+// keeps its truncate-made length and its stores are guarded.
+var fallocate = reserveBlocks
 
 // reserve makes sure the blocks under the first n entries are allocated,
 // so that storing them cannot fault.
