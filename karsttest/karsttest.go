@@ -96,6 +96,22 @@ func (b *Broker) Stop() error {
 // Addr is the broker's host:port.
 func (b *Broker) Addr() string { return b.node.Addr("PLAINTEXT").String() }
 
+// ListenerAddr is the bound host:port of a named listener (started with
+// WithConfig("listeners", ...)), or "" when there is none.
+func (b *Broker) ListenerAddr(name string) string {
+	if addr := b.node.Addr(name); addr != nil {
+		return addr.String()
+	}
+	return ""
+}
+
+// RequestsRead counts the requests the broker read from every connection.
+func (b *Broker) RequestsRead() int64 { return b.node.Stats().Requests.Load() }
+
+// AuthenticationsFailed counts connections refused before any request
+// (a failed TLS handshake, an unmapped client certificate).
+func (b *Broker) AuthenticationsFailed() int64 { return b.node.Stats().AuthenticationsFailed.Load() }
+
 // DataDir is the broker's data directory.
 func (b *Broker) DataDir() string { return b.dataDir }
 

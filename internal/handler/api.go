@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/karst-broker/karst/internal/security/principal"
 	"github.com/karst-broker/karst/internal/wire"
 )
 
@@ -55,10 +56,32 @@ func (r *Request) Version() int16 { return r.Header.APIVersion }
 type Conn struct {
 	RemoteAddr   string
 	ListenerName string
+	// SecurityProtocol is the listener's: PLAINTEXT, SSL, SASL_PLAINTEXT
+	// or SASL_SSL.
+	SecurityProtocol string
 
 	mu              sync.Mutex
 	softwareName    string
 	softwareVersion string
+	principal       principal.KafkaPrincipal
+}
+
+// Principal is who the connection authenticated as: User:ANONYMOUS until
+// an authentication (a TLS client certificate, SASL) names someone.
+func (c *Conn) Principal() principal.KafkaPrincipal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.principal == (principal.KafkaPrincipal{}) {
+		return principal.Anonymous
+	}
+	return c.principal
+}
+
+// SetPrincipal records who the connection authenticated as.
+func (c *Conn) SetPrincipal(p principal.KafkaPrincipal) {
+	c.mu.Lock()
+	c.principal = p
+	c.mu.Unlock()
 }
 
 // SetClientSoftware records what the client said it is (ApiVersions v3+).

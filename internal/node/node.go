@@ -137,6 +137,8 @@ type Node struct {
 	clusterID string
 	// connLimits follows dynamic changes of the connection quotas.
 	connLimits *dynamicConnectionLimits
+	// tls follows dynamic changes of SSL listeners' stores.
+	tls *dynamicTLS
 
 	// raft is the metadata log's raft side, which DescribeQuorum reads.
 	raft *metadataLog
@@ -162,7 +164,7 @@ func Start(cfg Config) (n *Node, err error) {
 		cfg.DataDirs = []string{cfg.DataDir}
 	}
 	cfg.DataDir = cfg.DataDirs[0]
-	node := &Node{logger: logger, levels: levels, connLimits: newDynamicConnectionLimits(&cfg, logger), failed: make(chan struct{}),
+	node := &Node{logger: logger, levels: levels, connLimits: newDynamicConnectionLimits(&cfg, logger), tls: newDynamicTLS(&cfg, logger), failed: make(chan struct{}),
 		dirFailures: klog.NewLogDirFailureChannel(len(cfg.DataDirs), logger)}
 	n = node
 	defer func() {
@@ -259,8 +261,10 @@ func Start(cfg Config) (n *Node, err error) {
 		return nil, err
 	}
 	n.unwatch = brokerstate.Register(n.metrics, brokerstate.Sources{NodeID: cfg.NodeID, Groups: groups, Partitions: n.storage, Metadata: n.store})
+	n.tls.apply() // stores set by AlterConfigs before this start
 	n.srv.Serve(broker)
 	go n.connLimits.run(ctx, n.srv)
+	go n.tls.run(ctx)
 	return n, nil
 }
 
@@ -367,6 +371,7 @@ func (n *Node) openStorage(cfg *Config) error {
 			applying.Store(next)
 			forgetRemovedTopics(n.logConfigs, prev, records)
 			n.connLimits.committed(next)
+			n.tls.committed(next)
 			if err := n.storage.Reconcile(partitionSpecs(next, cfg.NodeID)); err != nil {
 				n.logger.Error("applying metadata to the partition logs", "err", err)
 			}
@@ -383,6 +388,7 @@ func (n *Node) openStorage(cfg *Config) error {
 	}
 	applying.Store(n.store.Image())
 	n.connLimits.committed(n.store.Image())
+	n.tls.committed(n.store.Image())
 	return n.storage.Reconcile(partitionSpecs(n.store.Image(), cfg.NodeID))
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/handler"
-	"github.com/karst-broker/karst/internal/server"
 )
 
 // ConfigFrom turns loaded broker settings (server.properties and
@@ -39,7 +38,11 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		if slices.Contains(controllers, l.Name) {
 			continue // a single Karst node is its own controller; no listener needed
 		}
-		cfg.Listeners = append(cfg.Listeners, server.Listener{Name: l.Name, Addr: l.Addr()})
+		sl, err := serverListener(b, l)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Listeners = append(cfg.Listeners, sl)
 	}
 	if len(cfg.Listeners) == 0 {
 		return cfg, fmt.Errorf("listeners has no client listener")

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/handler"
+	"github.com/karst-broker/karst/internal/security/principal"
 	"github.com/karst-broker/karst/internal/wire"
 )
 
@@ -45,8 +47,13 @@ type conn struct {
 	done chan struct{}
 
 	// zeroCopy is set for TCP sockets, where record bytes are sent from
-	// segment files with sendfile; other connections copy them.
+	// segment files with sendfile; other connections (TLS) copy them.
 	zeroCopy bool
+
+	// tls is nc on an SSL listener, whose handshake the reader runs
+	// first; principalMapper names the client from its certificate.
+	tls             *tls.Conn
+	principalMapper *principal.SSLMapper
 
 	// lastActive is when a request was last read or a response written
 	// (unix nanoseconds), for connections.max.idle.ms.
@@ -78,15 +85,24 @@ type pending struct {
 	arrived time.Time
 }
 
-func newConn(s *Server, nc net.Conn, listener string) *conn {
-	c := &conn{
-		s:        s,
-		nc:       nc,
-		info:     &handler.Conn{RemoteAddr: nc.RemoteAddr().String(), ListenerName: listener},
-		slots:    make(chan struct{}, s.cfg.MaxInFlight),
-		done:     make(chan struct{}),
-		zeroCopy: isTCP(nc),
+func newConn(s *Server, nc net.Conn, l Listener) *conn {
+	protocol := l.SecurityProtocol
+	if protocol == "" {
+		protocol = "PLAINTEXT"
 	}
+	c := &conn{
+		s:     s,
+		info:  &handler.Conn{RemoteAddr: nc.RemoteAddr().String(), ListenerName: l.Name, SecurityProtocol: protocol},
+		slots: make(chan struct{}, s.cfg.MaxInFlight),
+		done:  make(chan struct{}),
+	}
+	c.info.SetPrincipal(principal.Anonymous)
+	if l.TLS != nil {
+		c.tls = tls.Server(nc, l.TLS.Config())
+		c.principalMapper = l.PrincipalMapper
+		nc = c.tls
+	}
+	c.nc, c.zeroCopy = nc, isTCP(nc)
 	c.touch()
 	return c
 }
@@ -96,18 +112,10 @@ func isTCP(nc net.Conn) bool {
 	return ok
 }
 
-// appendFileRegion copies a file region into out, for connections that
-// cannot use sendfile.
-func appendFileRegion(out []byte, part handler.BodyPart) ([]byte, error) {
-	start := len(out)
-	out = append(out, make([]byte, part.Length)...)
-	_, err := part.File.ReadAt(out[start:], part.Offset)
-	return out, err
-}
-
 func (c *conn) logger() *slog.Logger {
 	name, version := c.info.ClientSoftware()
 	return c.s.logger.With("remote", c.info.RemoteAddr, "listener", c.info.ListenerName,
+		"principal", c.info.Principal().String(),
 		"client_software_name", name, "client_software_version", version)
 }
 
@@ -117,6 +125,10 @@ func (c *conn) stopReading() { c.nc.SetReadDeadline(time.Now()) }
 
 func (c *conn) serve() {
 	defer c.s.forget(c)
+	if c.tls != nil && !c.authenticateTLS() {
+		c.nc.Close()
+		return
+	}
 	fr := wire.NewFrameReader(c.nc, c.s.cfg.MaxRequestSize)
 	for {
 		c.slotTaken = false
@@ -388,7 +400,7 @@ func (c *conn) encodeParts(out []byte, p *pending, parts []handler.BodyPart) []b
 		}
 		if !c.zeroCopy {
 			var err error
-			if out, err = appendFileRegion(out, part); err != nil {
+			if out, err = c.copyFileRegion(out, part); err != nil {
 				c.logger().Warn("reading records from a segment file failed; closing the connection", "err", err)
 				c.markBroken()
 				return out[:0]

@@ -125,7 +125,7 @@ func (s *Server) closeExcessConnections() {
 	for _, c := range candidates[:max(0, min(excess, len(candidates)))] {
 		s.conns[c].evicted = true
 		s.stats.ConnectionsClosedOverMax.Add(1)
-		s.logger.Info("closing connection over max.connections", "listener", c.info.ListenerName, "remote", c.info.RemoteAddr)
+		s.logger.Info("closing connection over max.connections", "listener", c.info.ListenerName, "remote", c.info.RemoteAddr, "principal", c.info.Principal().String())
 		c.nc.Close()
 	}
 }

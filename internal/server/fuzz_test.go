@@ -93,7 +93,7 @@ func fuzzConn(t testing.TB) *conn {
 	s.cancel()
 	a, b := net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })
-	return newConn(s, a, "PLAINTEXT")
+	return newConn(s, a, Listener{Name: "PLAINTEXT"})
 }
 
 // FuzzDispatch feeds arbitrary frames through header parsing, body

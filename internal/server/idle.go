@@ -47,7 +47,7 @@ func (s *Server) closeIdle() {
 			s.mu.Lock()
 			for c := range s.conns {
 				if idle := c.idleFor(now); idle > limit {
-					s.logger.Debug("closing idle connection", "remote", c.info.RemoteAddr, "idle", idle.Round(time.Millisecond))
+					s.logger.Debug("closing idle connection", "remote", c.info.RemoteAddr, "principal", c.info.Principal().String(), "idle", idle.Round(time.Millisecond))
 					s.stats.ConnectionsIdleClosed.Add(1)
 					c.nc.Close()
 				}

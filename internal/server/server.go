@@ -13,6 +13,8 @@ import (
 
 	"github.com/karst-broker/karst/internal/handler"
 	"github.com/karst-broker/karst/internal/metrics"
+	"github.com/karst-broker/karst/internal/security/principal"
+	"github.com/karst-broker/karst/internal/security/tlsconfig"
 	"github.com/karst-broker/karst/internal/wire"
 )
 
@@ -20,6 +22,32 @@ import (
 type Listener struct {
 	Name string // listener name, e.g. PLAINTEXT
 	Addr string // host:port; port 0 picks a free port
+	// SecurityProtocol is PLAINTEXT (the default) or SSL. SASL_* are
+	// refused by Listen until SASL is served.
+	SecurityProtocol string
+	// TLS serves an SSL listener's handshakes; it may be reloaded while
+	// the listener accepts.
+	TLS *tlsconfig.Listener
+	// PrincipalMapper maps client certificate names to principals
+	// (ssl.principal.mapping.rules); nil maps with DEFAULT.
+	PrincipalMapper *principal.SSLMapper
+}
+
+// checkSecurity refuses a listener whose security protocol this server
+// cannot serve, rather than serving it as plaintext.
+func (l Listener) checkSecurity() error {
+	switch l.SecurityProtocol {
+	case "", "PLAINTEXT":
+		return nil
+	case "SSL":
+		if l.TLS == nil {
+			return fmt.Errorf("listener %s: security protocol SSL needs a key store (ssl.keystore.*)", l.Name)
+		}
+		return nil
+	case "SASL_PLAINTEXT", "SASL_SSL":
+		return fmt.Errorf("listener %s: security protocol %s is not served yet (Karst has no SASL); use PLAINTEXT or SSL", l.Name, l.SecurityProtocol)
+	}
+	return fmt.Errorf("listener %s: unknown security protocol %s", l.Name, l.SecurityProtocol)
 }
 
 // Config shapes the server.
@@ -64,8 +92,10 @@ type Server struct {
 
 	mu        sync.Mutex
 	listeners map[string]net.Listener
-	conns     map[*conn]*connSlot
-	closing   bool
+	// security is each listener's configuration, by name.
+	security map[string]Listener
+	conns    map[*conn]*connSlot
+	closing  bool
 
 	quotas *connectionQuotas
 	// stopAccepting is closed when shutdown begins, ending accept loops
@@ -105,6 +135,9 @@ type Stats struct {
 	// ConnectionsClosedOverMax counts connections closed to bring the
 	// total back within max.connections.
 	ConnectionsClosedOverMax atomic.Int64
+	// AuthenticationsFailed counts connections closed before any request
+	// for a failed TLS handshake or an unmapped client certificate.
+	AuthenticationsFailed atomic.Int64
 }
 
 // New returns a server. Call Listen, then Serve.
@@ -127,7 +160,7 @@ func New(cfg Config) *Server {
 		cfg: cfg, logger: cfg.Logger,
 		// Listen resolves the override host names.
 		quotas:    newConnectionQuotas(resolvedLimits{ConnectionLimits: *cfg.ConnectionLimits}, len(cfg.Listeners)),
-		listeners: map[string]net.Listener{}, conns: map[*conn]*connSlot{},
+		listeners: map[string]net.Listener{}, security: map[string]Listener{}, conns: map[*conn]*connSlot{},
 		stopAccepting: make(chan struct{}),
 		ctx:           ctx, cancel: cancel,
 		requestMemory: newRequestMemory(cfg.QueuedMaxRequestBytes),
@@ -147,6 +180,11 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return err
 	}
+	for _, l := range s.cfg.Listeners {
+		if err := l.checkSecurity(); err != nil {
+			return err
+		}
+	}
 	s.quotas.update(limits)
 	var bound []net.Listener
 	for _, l := range s.cfg.Listeners {
@@ -162,6 +200,7 @@ func (s *Server) Listen() error {
 	s.mu.Lock()
 	for i, l := range s.cfg.Listeners {
 		s.listeners[l.Name] = bound[i]
+		s.security[l.Name] = l
 	}
 	s.mu.Unlock()
 	return nil
@@ -238,7 +277,10 @@ func (s *Server) accept(name string, ln net.Listener) {
 // the server is shutting down.
 func (s *Server) open(listener string, addr netip.Addr, nc net.Conn) bool {
 	s.setSocketBuffers(nc)
-	c := newConn(s, nc, listener)
+	s.mu.Lock()
+	security := s.security[listener]
+	s.mu.Unlock()
+	c := newConn(s, nc, security)
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()

@@ -64,11 +64,11 @@ func loadKeystore(s Settings) (tls.Certificate, error) {
 // KEY", or "ENCRYPTED PRIVATE KEY" opened with ssl.key.password.
 func pemKeyPair(chainPEM, keyPEM []byte, keyPassword string) (tls.Certificate, error) {
 	var out tls.Certificate
-	for rest := chainPEM; ; {
-		var block *pem.Block
-		if block, rest = pem.Decode(rest); block == nil {
-			break
-		}
+	chain, err := decodePEM(chainPEM)
+	if err != nil {
+		return out, fmt.Errorf("key store: %w", err)
+	}
+	for _, block := range chain {
 		if block.Type == "CERTIFICATE" {
 			out.Certificate = append(out.Certificate, block.Bytes)
 		}
@@ -76,12 +76,12 @@ func pemKeyPair(chainPEM, keyPEM []byte, keyPassword string) (tls.Certificate, e
 	if len(out.Certificate) == 0 {
 		return out, errors.New("key store: no PEM certificate found")
 	}
+	blocks, err := decodePEM(keyPEM)
+	if err != nil {
+		return out, fmt.Errorf("key store: %w", err)
+	}
 	var keys []*pem.Block
-	for rest := keyPEM; ; {
-		var block *pem.Block
-		if block, rest = pem.Decode(rest); block == nil {
-			break
-		}
+	for _, block := range blocks {
 		switch block.Type {
 		case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY":
 			keys = append(keys, block)

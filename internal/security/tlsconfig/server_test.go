@@ -5,6 +5,7 @@ import (
 	"crypto/x509/pkix"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -373,4 +374,28 @@ func TestReloadTakesNewStoresForNewHandshakes(t *testing.T) {
 	if _, _, cerr, _ := handshake(t, l.Config(), clientFor(newCA)); cerr != nil {
 		t.Fatalf("handshake after a failed reload: %v", cerr)
 	}
+}
+
+// Kafka's docs write inline PEM in server.properties with line
+// continuations, which join the base64 lines without newlines.
+func TestInlinePEMWithoutNewlines(t *testing.T) {
+	ca := tlstest.NewCA(t, "karst-test-ca")
+	pair := ca.Server(t, "broker")
+	joined := func(pem string) string { return strings.ReplaceAll(pem, "\n", " ") }
+	s := baseSettings()
+	s.KeystoreType, s.KeystoreCertificateChain, s.KeystoreKey = "PEM", joined(pair.ChainPEM()), joined(pair.KeyPEM(t, "pw"))
+	s.KeyPassword = "pw"
+	s.TruststoreType, s.TruststoreCertificates = "PEM", strings.ReplaceAll(ca.PEM(), "\n", "")
+	cfg, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, cerr, serr := handshake(t, cfg, clientFor(ca)); cerr != nil || serr != nil {
+		t.Fatalf("handshake: client %v, server %v", cerr, serr)
+	}
+}
+
+func FuzzDecodePEM(f *testing.F) {
+	f.Add([]byte("-----BEGIN CERTIFICATE----- AAAA -----END CERTIFICATE-----"))
+	f.Fuzz(func(t *testing.T, data []byte) { decodePEM(data) })
 }

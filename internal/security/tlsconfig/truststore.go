@@ -3,7 +3,6 @@ package tlsconfig
 import (
 	"bytes"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -50,13 +49,13 @@ func loadTruststore(s Settings) (*x509.CertPool, error) {
 }
 
 func pemPool(data []byte) (*x509.CertPool, error) {
+	blocks, err := decodePEM(data)
+	if err != nil {
+		return nil, fmt.Errorf("trust store: %w", err)
+	}
 	pool := x509.NewCertPool()
 	n := 0
-	for rest := data; ; {
-		var block *pem.Block
-		if block, rest = pem.Decode(rest); block == nil {
-			break
-		}
+	for _, block := range blocks {
 		if block.Type != "CERTIFICATE" {
 			continue
 		}
