@@ -138,3 +138,11 @@ func (b *Broker) MetricsURL() string {
 	}
 	return "http://" + addr.String() + "/metrics"
 }
+
+// RequestsHandled counts requests that reached a handler; tests of
+// authentication assert a refused client adds none.
+func (b *Broker) RequestsHandled() int64 { return b.node.Stats().RequestsHandled.Load() }
+
+// Authentications counts SASL authentications and re-authentications
+// that succeeded.
+func (b *Broker) Authentications() int64 { return b.node.Stats().Authentications.Load() }

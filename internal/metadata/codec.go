@@ -313,3 +313,5 @@ func (r *reader) tagged(fn func(tag uint32, fr *reader) bool) {
 func (r *reader) skipTagged() { r.tagged(nil) }
 
 var errNullArray = errors.New("metadata: null in non-nullable array")
+
+var errNullBytes = errors.New("metadata: null in non-nullable bytes")

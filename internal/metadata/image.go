@@ -24,6 +24,8 @@ type Image struct {
 	features       map[string]int16
 	brokers        map[int32]*Broker
 	nextProducerID int64
+	// scram are the SCRAM credentials by user and mechanism.
+	scram map[scramKey]ScramCredential
 }
 
 // Topic is one topic. Partitions[i] is partition i; a nil entry is a
@@ -84,6 +86,7 @@ func EmptyImage() *Image {
 		quotas:         map[string]*Quotas{},
 		features:       map[string]int16{},
 		brokers:        map[int32]*Broker{},
+		scram:          map[scramKey]ScramCredential{},
 	}
 }
 

@@ -42,23 +42,25 @@ type Record interface {
 // maxVersion is the highest version this package can read per key: every
 // version kafka-metadata 4.4.0 defines (common/metadata/*.json).
 var maxVersion = map[int16]int16{
-	KeyRegisterBroker:           4,
-	KeyUnregisterBroker:         0,
-	KeyTopic:                    0,
-	KeyPartition:                2,
-	KeyConfig:                   0,
-	KeyClientQuota:              0,
-	KeyPartitionChange:          2,
-	KeyRemoveTopic:              0,
-	KeyFeatureLevel:             0,
-	KeyProducerIDs:              0,
-	KeyBrokerRegistrationChange: 3,
-	KeyNoOp:                     0,
-	KeyZkMigrationState:         0,
-	KeyBeginTransaction:         0,
-	KeyEndTransaction:           0,
-	KeyAbortTransaction:         0,
-	KeyClearElr:                 0,
+	KeyRegisterBroker:            4,
+	KeyUnregisterBroker:          0,
+	KeyTopic:                     0,
+	KeyPartition:                 2,
+	KeyConfig:                    0,
+	KeyClientQuota:               0,
+	KeyPartitionChange:           2,
+	KeyRemoveTopic:               0,
+	KeyFeatureLevel:              0,
+	KeyProducerIDs:               0,
+	KeyBrokerRegistrationChange:  3,
+	KeyNoOp:                      0,
+	KeyZkMigrationState:          0,
+	KeyBeginTransaction:          0,
+	KeyEndTransaction:            0,
+	KeyAbortTransaction:          0,
+	KeyClearElr:                  0,
+	KeyUserScramCredential:       0,
+	KeyRemoveUserScramCredential: 0,
 }
 
 func newRecord(key, version int16) Record {
@@ -97,12 +99,16 @@ func newRecord(key, version int16) Record {
 		return &AbortTransactionRecord{Version: version}
 	case KeyClearElr:
 		return &ClearElrRecord{Version: version}
+	case KeyUserScramCredential:
+		return &UserScramCredentialRecord{Version: version}
+	case KeyRemoveUserScramCredential:
+		return &RemoveUserScramCredentialRecord{Version: version}
 	}
 	return nil
 }
 
 // UnknownRecord is a well-framed record of a type this package does not
-// model (ACLs, SCRAM credentials, delegation tokens, controller
+// model (ACLs, delegation tokens, controller
 // registrations, ...). Replay ignores it; Body keeps its bytes so nothing
 // is lost when it is written back.
 type UnknownRecord struct {

@@ -43,6 +43,7 @@ func newBuilder(old *Image) *builder {
 			features:       cloneMap(old.features),
 			brokers:        cloneMap(old.brokers),
 			nextProducerID: old.nextProducerID,
+			scram:          cloneMap(old.scram),
 		},
 		ownedTopics: map[*Topic]bool{},
 		ownedConfig: map[ConfigResource]bool{},
@@ -88,6 +89,10 @@ func (b *builder) apply(rec Record) error {
 		b.applyConfig(r)
 	case *ClientQuotaRecord:
 		b.applyClientQuota(r)
+	case *UserScramCredentialRecord:
+		b.applyUserScramCredential(r)
+	case *RemoveUserScramCredentialRecord:
+		return b.applyRemoveUserScramCredential(r)
 	case *FeatureLevelRecord:
 		if r.FeatureLevel == 0 && r.Name != FeatureMetadataVersion {
 			delete(b.img.features, r.Name)

@@ -29,7 +29,7 @@ const maxSnapshotBatchBytes = 1 << 20
 // Records returns records that rebuild img from an empty image, in the
 // order of Kafka's MetadataImage.write: features (metadata.version first),
 // brokers, topics each followed by its partitions, configs, client quotas,
-// producer ids.
+// producer ids, SCRAM credentials.
 func (img *Image) Records() []Record {
 	var out []Record
 	versions := recordVersionsAt(img.MetadataVersion())
@@ -93,6 +93,7 @@ func (img *Image) Records() []Record {
 	if img.nextProducerID > 0 {
 		out = append(out, &ProducerIDsRecord{BrokerID: -1, BrokerEpoch: -1, NextProducerID: img.nextProducerID})
 	}
+	out = append(out, img.scramRecords()...)
 	return out
 }
 

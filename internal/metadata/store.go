@@ -313,3 +313,12 @@ func (s *Store) AlterClientQuotas(alterations []QuotaAlteration, validIP func(st
 	}
 	return results, s.commitLocked(recs)
 }
+
+// AlterScramCredentials applies AlterUserScramCredentials' deletions and
+// upsertions; see Image.AlterScramCredentials.
+func (s *Store) AlterScramCredentials(deletions []ScramDeletion, upsertions []ScramUpsertion) ([]ScramAlterResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, results := s.cur.Load().AlterScramCredentials(deletions, upsertions)
+	return results, s.commitLocked(recs)
+}

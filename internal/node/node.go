@@ -183,6 +183,11 @@ func Start(cfg Config) (n *Node, err error) {
 		return nil, failed
 	}
 	n.metrics = metrics.New()
+	for _, l := range cfg.Listeners {
+		if l.SASL != nil {
+			l.SASL.Scram = storeCredentials{n.store}
+		}
+	}
 	n.srv = server.New(server.Config{
 		Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: levels.Logger(loggerServer), Metrics: n.metrics,
 		SendBufferBytes: cfg.SendBufferBytes, ReceiveBufferBytes: cfg.ReceiveBufferBytes, IdleTimeout: cfg.IdleTimeout,

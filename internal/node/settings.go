@@ -42,6 +42,9 @@ func ConfigFrom(b *config.Broker) (Config, error) {
 		if err != nil {
 			return cfg, err
 		}
+		if sl.SASL, err = saslListener(b, l); err != nil {
+			return cfg, err
+		}
 		cfg.Listeners = append(cfg.Listeners, sl)
 	}
 	if len(cfg.Listeners) == 0 {

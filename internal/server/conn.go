@@ -66,6 +66,10 @@ type conn struct {
 	// read, and the request memory (queued.max.request.bytes) it holds.
 	slotTaken  bool
 	heldMemory int64
+
+	// sasl, on a SASL listener, holds requests back until the client
+	// authenticates (sasl_gate.go).
+	sasl *saslGate
 }
 
 // pending is a request waiting for its response to be written.
@@ -83,6 +87,9 @@ type pending struct {
 	last bool
 	// arrived is when the request was read, for the latency measure.
 	arrived time.Time
+	// closeAfter ends the connection once this answer is written (a
+	// failed authentication).
+	closeAfter bool
 }
 
 func newConn(s *Server, nc net.Conn, l Listener) *conn {
@@ -103,6 +110,9 @@ func newConn(s *Server, nc net.Conn, l Listener) *conn {
 		nc = c.tls
 	}
 	c.nc, c.zeroCopy = nc, isTCP(nc)
+	if l.SASL != nil {
+		c.sasl = newSASLGate(l.SASL)
+	}
 	c.touch()
 	return c
 }
@@ -137,6 +147,16 @@ func (c *conn) serve() {
 		if err != nil {
 			var sizeErr *wire.FrameSizeError
 			switch {
+			case errors.As(err, &sizeErr) && frame != nil && c.wantsRawToken():
+				// A bare SASL token may be shorter than a request header.
+				c.slotTaken = false // the answer holds the slot
+				c.s.stats.Requests.Add(1)
+				p, _ := c.admit(frame)
+				c.releaseRequestMemory()
+				c.enqueue(p)
+				if !p.closeAfter {
+					continue
+				}
 			case errors.As(err, &sizeErr) && frame != nil:
 				// Intact but too short for a header: answer, then close,
 				// since nothing after it can be trusted to be aligned.
@@ -159,7 +179,7 @@ func (c *conn) serve() {
 		}
 		c.s.stats.Requests.Add(1)
 		c.touch()
-		p, ok := c.dispatch(frame)
+		p, ok := c.admit(frame)
 		c.releaseRequestMemory()
 		if !ok {
 			c.give()
@@ -167,6 +187,9 @@ func (c *conn) serve() {
 		}
 		recycleFrame(p.apiKey, frame)
 		c.enqueue(p)
+		if p.closeAfter {
+			break
+		}
 	}
 	c.enqueue(&pending{last: true})
 	<-c.done
@@ -242,6 +265,7 @@ func (c *conn) handle(api *handler.API, r *handler.Request) (o handler.Outcome, 
 			ok = false
 		}
 	}()
+	c.s.stats.RequestsHandled.Add(1)
 	return c.s.broker.Handle(c.s.ctx, api, r), true
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/security/principal"
 	"github.com/karst-broker/karst/internal/security/tlsconfig"
+	"github.com/karst-broker/karst/internal/sasl"
 	"github.com/karst-broker/karst/internal/wire"
 )
 
@@ -22,8 +23,8 @@ import (
 type Listener struct {
 	Name string // listener name, e.g. PLAINTEXT
 	Addr string // host:port; port 0 picks a free port
-	// SecurityProtocol is PLAINTEXT (the default) or SSL. SASL_* are
-	// refused by Listen until SASL is served.
+	// SecurityProtocol is PLAINTEXT (the default), SSL, SASL_PLAINTEXT or
+	// SASL_SSL; Listen refuses one whose TLS or SASL set-up is missing.
 	SecurityProtocol string
 	// TLS serves an SSL listener's handshakes; it may be reloaded while
 	// the listener accepts.
@@ -31,6 +32,9 @@ type Listener struct {
 	// PrincipalMapper maps client certificate names to principals
 	// (ssl.principal.mapping.rules); nil maps with DEFAULT.
 	PrincipalMapper *principal.SSLMapper
+	// SASL, when set, makes clients authenticate with one of its
+	// mechanisms before any request reaches a handler.
+	SASL *sasl.Listener
 }
 
 // checkSecurity refuses a listener whose security protocol this server
@@ -45,7 +49,13 @@ func (l Listener) checkSecurity() error {
 		}
 		return nil
 	case "SASL_PLAINTEXT", "SASL_SSL":
-		return fmt.Errorf("listener %s: security protocol %s is not served yet (Karst has no SASL); use PLAINTEXT or SSL", l.Name, l.SecurityProtocol)
+		if l.SASL == nil {
+			return fmt.Errorf("listener %s: security protocol %s needs sasl.enabled.mechanisms with their JAAS configuration", l.Name, l.SecurityProtocol)
+		}
+		if l.SecurityProtocol == "SASL_SSL" && l.TLS == nil {
+			return fmt.Errorf("listener %s: security protocol SASL_SSL needs a key store (ssl.keystore.*)", l.Name)
+		}
+		return nil
 	}
 	return fmt.Errorf("listener %s: unknown security protocol %s", l.Name, l.SecurityProtocol)
 }
@@ -138,6 +148,14 @@ type Stats struct {
 	// AuthenticationsFailed counts connections closed before any request
 	// for a failed TLS handshake or an unmapped client certificate.
 	AuthenticationsFailed atomic.Int64
+	// RequestsHandled counts requests given to a handler.
+	RequestsHandled atomic.Int64
+	// Authentications and AuthenticationFailures count SASL
+	// (re-)authentications that succeeded and failed; SessionsExpired
+	// counts connections closed for a session past its lifetime.
+	Authentications        atomic.Int64
+	AuthenticationFailures atomic.Int64
+	SessionsExpired        atomic.Int64
 }
 
 // New returns a server. Call Listen, then Serve.
@@ -346,4 +364,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		<-done
 		return ctx.Err()
 	}
+}
+
+// saslListener is the SASL set-up of the named listener, nil without one.
+func (s *Server) saslListener(name string) *sasl.Listener {
+	for _, l := range s.cfg.Listeners {
+		if l.Name == name {
+			return l.SASL
+		}
+	}
+	return nil
 }
