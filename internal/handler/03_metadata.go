@@ -183,7 +183,14 @@ func (b *Broker) metadataTopic(t *metadata.Topic) kmsg.MetadataResponseTopic {
 	return out
 }
 
-func (b *Broker) image() *metadata.Image { return b.opts.Metadata.Image() }
+// image is the current metadata image; a broker built without a store (the
+// server package's tests) answers from an empty one.
+func (b *Broker) image() *metadata.Image {
+	if b.opts.Metadata == nil {
+		return metadata.EmptyImage()
+	}
+	return b.opts.Metadata.Image()
+}
 
 // authorizedOperationsNotRequested is Kafka's sentinel (Integer.MIN_VALUE)
 // for "the client did not ask for authorized operations".
