@@ -13,9 +13,9 @@ import (
 
 	"github.com/karst-broker/karst/internal/handler"
 	"github.com/karst-broker/karst/internal/metrics"
+	"github.com/karst-broker/karst/internal/sasl"
 	"github.com/karst-broker/karst/internal/security/principal"
 	"github.com/karst-broker/karst/internal/security/tlsconfig"
-	"github.com/karst-broker/karst/internal/sasl"
 	"github.com/karst-broker/karst/internal/wire"
 )
 
