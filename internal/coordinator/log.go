@@ -1,0 +1,27 @@
+package coordinator
+
+import "context"
+
+// Batch is what the writer appends in one go: records of one producer.
+type Batch struct {
+	Producer      Producer
+	Transactional bool
+	Records       []Record
+}
+
+// PartitionLog is one partition of a coordinator's topic, as the runtime
+// uses it.
+type PartitionLog interface {
+	// Append writes b as one record batch and returns the offset of its
+	// last record. It must not wait for the disk.
+	Append(b Batch) (lastOffset int64, err error)
+	// WaitDurable returns once every record up to offset is durable.
+	WaitDurable(ctx context.Context, offset int64) error
+	// Replay hands every entry of the partition, in order, to fn.
+	Replay(fn func(Entry) error) error
+}
+
+// Logs opens the partitions of a coordinator's topic.
+type Logs interface {
+	Open(partition int32) (PartitionLog, error)
+}

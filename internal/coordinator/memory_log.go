@@ -1,0 +1,216 @@
+package coordinator
+
+import (
+	"context"
+	"sync"
+)
+
+// MemoryLog is a PartitionLog in memory whose durability is in the
+// caller's hands, for deterministic tests of coordinators: with Hold set,
+// appended records wait (not durable) until Sync; Crash drops whatever is
+// not durable, as a broker killed before its fsync loses it.
+type MemoryLog struct {
+	mu      sync.Mutex
+	entries []Entry
+	// durable is how many entries are durable.
+	durable              int
+	hold                 bool
+	batches              int
+	failAppend, failSync error
+	changed              chan struct{}
+}
+
+// NewMemoryLog returns an empty log whose appends are durable at once.
+func NewMemoryLog() *MemoryLog { return &MemoryLog{changed: make(chan struct{})} }
+
+// Append adds b's records.
+func (l *MemoryLog) Append(b Batch) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failAppend != nil {
+		return -1, l.failAppend
+	}
+	l.batches++
+	for _, r := range b.Records {
+		l.entries = append(l.entries, Entry{Record: r, Offset: int64(len(l.entries)), Producer: b.Producer, Transactional: b.Transactional})
+	}
+	if !l.hold {
+		l.durable = len(l.entries)
+	}
+	l.signal()
+	return int64(len(l.entries)) - 1, nil
+}
+
+// AppendMarker adds a transaction marker of producer, durable at once.
+func (l *MemoryLog) AppendMarker(producer Producer, commit bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, Entry{Offset: int64(len(l.entries)), Producer: producer, Transactional: true, Marker: true, Commit: commit})
+	l.durable = len(l.entries)
+	l.signal()
+}
+
+func (l *MemoryLog) signal() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// WaitDurable waits until offset is durable, or the sync fails.
+func (l *MemoryLog) WaitDurable(ctx context.Context, offset int64) error {
+	for {
+		l.mu.Lock()
+		if l.failSync != nil {
+			err := l.failSync
+			l.mu.Unlock()
+			return err
+		}
+		if int64(l.durable) > offset {
+			l.mu.Unlock()
+			return nil
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Replay hands the durable entries to fn.
+func (l *MemoryLog) Replay(fn func(Entry) error) error {
+	l.mu.Lock()
+	entries := append([]Entry(nil), l.entries[:l.durable]...)
+	l.mu.Unlock()
+	for _, e := range entries {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Hold makes later appends wait for Sync.
+func (l *MemoryLog) Hold(hold bool) {
+	l.mu.Lock()
+	l.hold = hold
+	l.mu.Unlock()
+}
+
+// Sync makes every appended record durable.
+func (l *MemoryLog) Sync() {
+	l.mu.Lock()
+	l.durable = len(l.entries)
+	l.signal()
+	l.mu.Unlock()
+}
+
+// Crash drops the records that are not durable and returns how many.
+func (l *MemoryLog) Crash() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lost := len(l.entries) - l.durable
+	l.entries = l.entries[:l.durable]
+	l.signal()
+	return lost
+}
+
+// FailAppends makes appends fail with err (nil: succeed again).
+func (l *MemoryLog) FailAppends(err error) {
+	l.mu.Lock()
+	l.failAppend = err
+	l.mu.Unlock()
+}
+
+// FailSyncs makes waits for durability fail with err (nil: succeed).
+func (l *MemoryLog) FailSyncs(err error) {
+	l.mu.Lock()
+	l.failSync = err
+	l.signal()
+	l.mu.Unlock()
+}
+
+// Entries returns every entry appended, durable or not.
+func (l *MemoryLog) Entries() []Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Entry(nil), l.entries...)
+}
+
+// Batches is how many batches were appended.
+func (l *MemoryLog) Batches() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.batches
+}
+
+// Pending is how many entries are appended and not yet durable.
+func (l *MemoryLog) Pending() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.entries) - l.durable
+}
+
+// MemoryLogs is Logs over MemoryLogs, made on first open.
+type MemoryLogs struct {
+	mu   sync.Mutex
+	logs map[int32]*MemoryLog
+	// Unreadable partitions fail to open with their error.
+	unreadable map[int32]error
+}
+
+// NewMemoryLogs returns logs with no partition yet.
+func NewMemoryLogs() *MemoryLogs {
+	return &MemoryLogs{logs: map[int32]*MemoryLog{}, unreadable: map[int32]error{}}
+}
+
+// Open returns partition's log, making it if new.
+func (m *MemoryLogs) Open(partition int32) (PartitionLog, error) {
+	if err := m.unreadableErr(partition); err != nil {
+		return nil, err
+	}
+	return m.Partition(partition), nil
+}
+
+// Partition is partition's log, made if new.
+func (m *MemoryLogs) Partition(partition int32) *MemoryLog {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.logs[partition]
+	if !ok {
+		l = NewMemoryLog()
+		m.logs[partition] = l
+	}
+	return l
+}
+
+// SetUnreadable makes partition fail to open with err (nil: readable).
+func (m *MemoryLogs) SetUnreadable(partition int32, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err == nil {
+		delete(m.unreadable, partition)
+		return
+	}
+	m.unreadable[partition] = err
+}
+
+func (m *MemoryLogs) unreadableErr(partition int32) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.unreadable[partition]
+}
+
+// Each calls fn with every partition's log.
+func (m *MemoryLogs) Each(fn func(partition int32, l *MemoryLog)) {
+	m.mu.Lock()
+	logs := make(map[int32]*MemoryLog, len(m.logs))
+	for p, l := range m.logs {
+		logs[p] = l
+	}
+	m.mu.Unlock()
+	for p, l := range logs {
+		fn(p, l)
+	}
+}

@@ -1,0 +1,178 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/record"
+	"github.com/karst-broker/karst/internal/storage"
+)
+
+// TopicSpec is a coordinator's internal topic, created on first use with
+// Kafka's settings for it (compacted).
+type TopicSpec struct {
+	Name         string
+	Partitions   int32
+	Compression  string
+	SegmentBytes int32
+}
+
+// TopicLogs are the partitions of an internal topic in the broker's
+// logs: the Logs the broker's coordinators use. It is the only part of
+// this package that does I/O.
+type TopicLogs struct {
+	meta *metadata.Store
+	logs *storage.Manager
+	spec TopicSpec
+	now  func() time.Time
+}
+
+// ErrTopicReplaced refuses a write to a partition of a topic created
+// since the shard was loaded (the one it was loaded from was deleted).
+var ErrTopicReplaced = errors.New("coordinator: the topic was deleted since the partition was loaded")
+
+// NewTopicLogs returns the partitions of spec's topic.
+func NewTopicLogs(meta *metadata.Store, logs *storage.Manager, spec TopicSpec) *TopicLogs {
+	return &TopicLogs{meta: meta, logs: logs, spec: spec, now: time.Now}
+}
+
+// Ensure creates the topic if it does not exist.
+func (t *TopicLogs) Ensure() error {
+	return t.meta.EnsureInternalTopic(t.spec.Name, t.spec.Partitions, t.spec.Compression, t.spec.SegmentBytes)
+}
+
+// Partitions is the topic's partition count, 0 while it does not exist.
+func (t *TopicLogs) Partitions() int32 {
+	topic, ok := t.meta.Image().Topic(t.spec.Name)
+	if !ok {
+		return 0
+	}
+	return int32(len(topic.Partitions))
+}
+
+// Open returns partition's log, bound to the topic as it is now.
+func (t *TopicLogs) Open(partition int32) (PartitionLog, error) {
+	topic, ok := t.meta.Image().Topic(t.spec.Name)
+	if !ok {
+		return nil, fmt.Errorf("%s does not exist", t.spec.Name)
+	}
+	if _, ok := topic.Partition(partition); !ok {
+		return nil, fmt.Errorf("%s-%d does not exist", t.spec.Name, partition)
+	}
+	part, open := t.logs.Get(t.spec.Name, partition)
+	if !open {
+		return nil, fmt.Errorf("%s-%d: the log is not open", t.spec.Name, partition)
+	}
+	return &topicPartitionLog{t: t, topicID: topic.ID, partition: partition, log: part.Log}, nil
+}
+
+type topicPartitionLog struct {
+	t         *TopicLogs
+	topicID   metadata.UUID
+	partition int32
+	log       *klog.Log
+}
+
+// Append builds b as one batch, stamped with the partition's leader epoch.
+func (p *topicPartitionLog) Append(b Batch) (int64, error) {
+	topic, ok := p.t.meta.Image().Topic(p.t.spec.Name)
+	if !ok || topic.ID != p.topicID {
+		return -1, ErrTopicReplaced
+	}
+	pm, ok := topic.Partition(p.partition)
+	if !ok {
+		return -1, ErrTopicReplaced
+	}
+	rs := make([]record.Record, len(b.Records))
+	for i, r := range b.Records {
+		rs[i] = record.Record{Key: r.Key, Value: r.Value}
+	}
+	h := record.BatchHeader{ProducerID: b.Producer.ID, ProducerEpoch: b.Producer.Epoch, BaseSequence: -1,
+		BaseTimestamp: p.t.now().UnixMilli()}
+	if b.Transactional {
+		h.Attributes = record.TransactionalBit
+	}
+	batch, err := record.Build(nil, h, rs)
+	if err != nil {
+		return -1, err
+	}
+	res, err := p.log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: pm.LeaderEpoch})
+	if err != nil {
+		return -1, err
+	}
+	return res.LastOffset, nil
+}
+
+func (p *topicPartitionLog) WaitDurable(ctx context.Context, offset int64) error {
+	return p.log.WaitDurable(ctx, offset)
+}
+
+// Replay reads the partition from its start to its high watermark.
+func (p *topicPartitionLog) Replay(fn func(Entry) error) error {
+	return ReplayLog(p.log, fn)
+}
+
+// loadChunk is Kafka's *.load.buffer.size default: how much of a
+// partition is read at a time on load.
+const loadChunk = 5 << 20
+
+// ReplayLog hands every record of l, and every transaction marker, to fn
+// in log order; other control batches are skipped.
+func ReplayLog(l *klog.Log, fn func(Entry) error) error {
+	var buf []byte
+	offset := l.LogStartOffset()
+	for offset < l.HighWatermark() {
+		data, _, err := l.ReadBytes(buf, offset, loadChunk, true)
+		if err != nil {
+			return err
+		}
+		buf = data
+		if len(data) == 0 {
+			return nil
+		}
+		sp := record.NewSplitter(data, 0)
+		next := offset
+		for {
+			b, err := sp.Next()
+			if err != nil {
+				if errors.Is(err, record.ErrTruncated) && next > offset {
+					break // the read ended inside a batch; read on from it
+				}
+				return err
+			}
+			if b == nil {
+				break
+			}
+			next = b.NextOffset()
+			if err := replayBatch(b, fn); err != nil {
+				return err
+			}
+		}
+		if next <= offset {
+			return nil
+		}
+		offset = next
+	}
+	return nil
+}
+
+func replayBatch(b record.Batch, fn func(Entry) error) error {
+	e := Entry{Producer: Producer{ID: b.ProducerID(), Epoch: b.ProducerEpoch()}, Transactional: b.IsTransactional()}
+	if b.IsControl() {
+		m, err := record.ParseMarker(b)
+		if err != nil {
+			return nil // not a transaction marker: nothing for a coordinator
+		}
+		e.Marker, e.Commit, e.Offset = true, m.Type == record.ControlCommit, b.BaseOffset()
+		return fn(e)
+	}
+	offset := b.BaseOffset()
+	return b.ForEachRecord(loadChunk*4, func(r *record.Record) error {
+		e.Key, e.Value, e.Offset = r.Key, r.Value, offset+int64(r.OffsetDelta)
+		return fn(e)
+	})
+}
