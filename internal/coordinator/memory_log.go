@@ -156,7 +156,7 @@ func (l *MemoryLog) Pending() int {
 type MemoryLogs struct {
 	mu   sync.Mutex
 	logs map[int32]*MemoryLog
-	// Unreadable partitions fail to open with their error.
+	// unreadable partitions fail to replay with their error.
 	unreadable map[int32]error
 }
 
@@ -168,10 +168,18 @@ func NewMemoryLogs() *MemoryLogs {
 // Open returns partition's log, making it if new.
 func (m *MemoryLogs) Open(partition int32) (PartitionLog, error) {
 	if err := m.unreadableErr(partition); err != nil {
-		return nil, err
+		return unreadableLog{m.Partition(partition), err}, nil
 	}
 	return m.Partition(partition), nil
 }
+
+// unreadableLog is a log whose replay fails, as a corrupt one's does.
+type unreadableLog struct {
+	*MemoryLog
+	err error
+}
+
+func (u unreadableLog) Replay(func(Entry) error) error { return u.err }
 
 // Partition is partition's log, made if new.
 func (m *MemoryLogs) Partition(partition int32) *MemoryLog {
@@ -185,7 +193,7 @@ func (m *MemoryLogs) Partition(partition int32) *MemoryLog {
 	return l
 }
 
-// SetUnreadable makes partition fail to open with err (nil: readable).
+// SetUnreadable makes partition's replay fail with err (nil: readable).
 func (m *MemoryLogs) SetUnreadable(partition int32, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

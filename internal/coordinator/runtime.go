@@ -55,9 +55,9 @@ func New[S Shard](opts Options[S]) *Runtime[S] {
 }
 
 // Load replays partition into a new shard and starts serving it; a
-// partition already loaded is left as it is. When the partition cannot
-// be read, it is left failed (its operations answer ErrNotCoordinator)
-// and the error returned.
+// partition already loaded is left as it is. When the partition's log
+// cannot be read to its end, the partition is left failed (Failed; its
+// operations answer ErrNotCoordinator) until it is unloaded.
 func (r *Runtime[S]) Load(partition int32) error {
 	r.mu.Lock()
 	if _, ok := r.shards[partition]; ok {
@@ -66,7 +66,8 @@ func (r *Runtime[S]) Load(partition int32) error {
 	}
 	log, err := r.opts.Logs.Open(partition)
 	if err != nil {
-		r.failed[partition] = err
+		// Not there yet (a topic being created) is not a failed load:
+		// the next Load tries again.
 		r.mu.Unlock()
 		return err
 	}
@@ -183,15 +184,20 @@ func (r *Runtime[S]) Settled(partition int32) <-chan struct{} {
 	return s.settled
 }
 
-// InFlight is how many records of partition are queued or in flight:
-// written by an operation and not yet replayed.
+// InFlight is how many records of partition are queued or in flight
+// (written by an operation and not yet replayed), plus the deferred calls
+// out of its state machine still running: zero when the partition is at
+// rest.
 func (r *Runtime[S]) InFlight(partition int32) int {
-	s, err := r.lock(partition)
-	if err != nil {
+	r.mu.RLock()
+	s, ok := r.shards[partition]
+	r.mu.RUnlock()
+	if !ok {
 		return 0
 	}
-	defer s.unlock()
-	n := 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := int(s.callsOut.Load())
 	if s.inFlight != nil {
 		n += len(s.inFlight.Records)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrNotCoordinator: the partition is not loaded here (never loaded,
@@ -41,6 +42,8 @@ type shardCore struct {
 	// writing counts, per key, the records queued or in flight.
 	writing  map[string]int
 	deferred []func()
+	// callsOut counts the deferred calls running.
+	callsOut atomic.Int64
 	// released are the answers to give once the lock is released.
 	released []func()
 	timers   map[string]*timer
@@ -66,9 +69,11 @@ func newShardCore(partition int32, log PartitionLog, clock Clock, logger *slog.L
 func (s *shardCore) unlock() {
 	deferred, released := s.deferred, s.released
 	s.deferred, s.released = nil, nil
+	s.callsOut.Add(int64(len(deferred)))
 	s.mu.Unlock()
 	for _, f := range deferred {
 		f()
+		s.callsOut.Add(-1)
 	}
 	for _, f := range released {
 		f()

@@ -25,7 +25,7 @@ func newTxnFixture(t *testing.T) *txnFixture {
 	cfg.StatePartitions = 3
 	var next int64
 	tc := txn.New(cfg, txn.Options{
-		Store:   txn.NewStateTopic(f.store, f.mgr, cfg.StatePartitions, 0),
+		Logs:    txn.NewStateLogs(f.store, f.mgr, cfg.StatePartitions, 0),
 		Markers: txn.NewLogMarkers(f.store, f.mgr),
 		ProducerIDs: txn.NewProducerIDs(func() (int64, error) {
 			next += txn.ProducerIDBlockSize

@@ -45,12 +45,6 @@ func checkpointInterval(settings *config.Broker) time.Duration {
 // join and sync timeouts.
 const groupTickInterval = 50 * time.Millisecond
 
-// txnTickInterval is how often the transaction coordinator looks at the
-// clock (its own intervals, such as
-// transaction.abort.timed.out.transaction.cleanup.interval.ms, are
-// counted within Tick).
-const txnTickInterval = 100 * time.Millisecond
-
 // fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
 const fetchSessionSlots = 1000
 
@@ -258,7 +252,6 @@ func Start(cfg Config) (n *Node, err error) {
 	go n.storage.RunRetention(ctx, interval)
 	go n.writeCheckpoints(ctx, checkpointInterval(cfg.Settings))
 	go groups.Run(ctx, groupTickInterval)
-	go txns.Run(ctx, txnTickInterval)
 	go n.watchLogDirFailures(ctx, n.dirFailures)
 	go n.recordDirectories(ctx)
 	if err := n.listenObservers(cfg.Settings); err != nil {
@@ -384,7 +377,7 @@ func (n *Node) openStorage(cfg *Config) error {
 				groups.Unload()
 			}
 			if txns := n.txns.Load(); txns != nil && topicRemoved(prev, next, metadata.TransactionStateTopic) {
-				go txns.Unload() // it takes the coordinator's lock, which may be waiting on this commit
+				go txns.Unload() // it waits for its shards' locks, whose holders may be waiting on this commit
 			}
 		},
 	})
@@ -512,6 +505,9 @@ func (n *Node) shutdown(ctx context.Context) error {
 	}
 	if n.stop != nil {
 		n.stop()
+	}
+	if txns := n.txns.Load(); txns != nil {
+		txns.Close() // its timers stop before the logs close
 	}
 	closeErr := n.closeStorage()
 	if closeErr == nil {

@@ -10,20 +10,20 @@ import (
 )
 
 // startTxnCoordinator creates the transaction coordinator over
-// __transaction_state and the partition logs, and loads it; transactions
-// found prepared are completed in the background.
+// __transaction_state and the partition logs, and loads every partition
+// of it; transactions found prepared are completed in the background and
+// open ones aborted at their timeout (the coordinator's timers).
 func (n *Node) startTxnCoordinator(settings *config.Broker, pids *txn.ProducerIDs, groups *group.Coordinator) (*txn.Coordinator, error) {
 	cfg := txn.ConfigFrom(settings)
-	stateTopic := txn.NewStateTopic(n.store, n.storage, cfg.StatePartitions, cfg.StateSegmentBytes)
 	c := txn.New(cfg, txn.Options{
-		Store:           stateTopic,
+		Logs:            txn.NewStateLogs(n.store, n.storage, cfg.StatePartitions, cfg.StateSegmentBytes),
 		Markers:         txn.NewLogMarkers(n.store, n.storage),
 		ProducerIDs:     pids,
 		CompleteOffsets: groups.CompleteTransaction,
 		Logger:          n.levels.Logger(loggerTxn),
 	})
 	n.txns.Store(c)
-	skipped, err := c.Load(stateTopic)
+	skipped, err := c.Load()
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", metadata.TransactionStateTopic, err)
 	}

@@ -70,18 +70,14 @@ func TestInitProducerIDWithProducerIDAndEpoch(t *testing.T) {
 func TestEpochExhaustionRotatesProducerID(t *testing.T) {
 	f := newFixture(t)
 	pe := f.init("a", 1000)
-	f.c.mu.Lock()
-	f.c.txns["a"].epoch = math.MaxInt16 - 1
-	f.c.mu.Unlock()
+	f.setEpoch("a", math.MaxInt16-1)
 	rotated := f.init("a", 1000)
 	if rotated.ProducerID == pe.ProducerID || rotated.ProducerEpoch != 0 {
 		t.Fatalf("rotation: %+v from %+v", rotated, pe)
 	}
 	// A KIP-360 retry with the old producer id and exhausted epoch is
 	// accepted (not fenced).
-	f.c.mu.Lock()
-	f.c.txns["a"].epoch = math.MaxInt16 - 1
-	f.c.mu.Unlock()
+	f.setEpoch("a", math.MaxInt16-1)
 	again, err := f.c.InitProducerID(ctx, InitRequest{TransactionalID: "a", TimeoutMs: 1000,
 		ProducerID: rotated.ProducerID, ProducerEpoch: math.MaxInt16 - 1})
 	if err != nil || again.ProducerID == rotated.ProducerID || again.ProducerEpoch != 0 {
@@ -93,11 +89,11 @@ func TestCommitWritesMarkersThenComplete(t *testing.T) {
 	f := newFixture(t)
 	pe := f.init("a", 60000)
 	wantErr(t, "end without a transaction", f.c.EndTxn(ctx, "a", pe.ProducerID, pe.ProducerEpoch, true), kerr.InvalidTxnState)
-	f.clock.advance(time.Second)
+	f.advance(time.Second)
 	f.add("a", pe, tp("t", 0), tp("t", 1))
 	f.add("a", pe, tp("u", 0))
 	d := f.state("a")
-	if d.State != Ongoing || d.StartMs != f.clock.now.UnixMilli() || len(d.Partitions) != 3 {
+	if d.State != Ongoing || d.StartMs != f.clock.Now().UnixMilli() || len(d.Partitions) != 3 {
 		t.Fatalf("ongoing: %+v", d)
 	}
 	f.q.setHold(true)
@@ -155,12 +151,12 @@ func TestAddPartitionsRefusals(t *testing.T) {
 	wantErr(t, "end: unknown id", f.c.EndTxn(ctx, "zz", pe.ProducerID, 0, true), kerr.InvalidProducerIDMapping)
 	wantErr(t, "end: empty id", f.c.EndTxn(ctx, "", pe.ProducerID, 0, true), kerr.InvalidRequest)
 	f.add("a", pe, tp("t", 0))
-	n := len(f.store.records)
+	n := len(f.store.records())
 	f.add("a", pe, tp("t", 0))
-	if len(f.store.records) != n {
+	if len(f.store.records()) != n {
 		t.Fatal("adding partitions already in the transaction wrote a record")
 	}
-	f.store.fail = errors.New("disk gone")
+	f.store.fail(errors.New("disk gone"))
 	wantErr(t, "store failure", f.c.AddPartitions(ctx, "a", pe.ProducerID, pe.ProducerEpoch, []TopicPartition{tp("t", 1)}), kerr.CoordinatorNotAvailable)
 	if d := f.state("a"); len(d.Partitions) != 1 {
 		t.Fatalf("a failed write changed the state: %+v", d)
@@ -194,10 +190,10 @@ func TestTimedOutTransactionIsAborted(t *testing.T) {
 	f := newFixture(t)
 	pe := f.init("a", 5000)
 	f.add("a", pe, tp("t", 0))
-	f.clock.advance(4 * time.Second)
-	f.c.Tick()
-	f.clock.advance(6 * time.Second) // the abort scan is every 10 s
-	f.c.Tick()
+	f.advance(4 * time.Second)
+	f.settle()
+	f.advance(6 * time.Second) // the abort scan is every 10 s
+	f.settle()
 	if d := f.state("a"); d.State != CompleteAbort || d.ProducerEpoch != 1 {
 		t.Fatalf("after timeout: %+v", d)
 	}
@@ -210,8 +206,8 @@ func TestTimedOutTransactionIsAborted(t *testing.T) {
 	// A transaction within its timeout is left alone.
 	pe = f.init("b", 60000)
 	f.add("b", pe, tp("t", 0))
-	f.clock.advance(10 * time.Second)
-	f.c.Tick()
+	f.advance(10 * time.Second)
+	f.settle()
 	if d := f.state("b"); d.State != Ongoing {
 		t.Fatalf("young transaction: %+v", d)
 	}
@@ -225,17 +221,17 @@ func TestIdleTransactionalIDExpires(t *testing.T) {
 	f.init("b", 5000)
 	pb := f.init("open", 900000)
 	f.add("open", pb, tp("t", 0))
-	f.clock.advance(7*24*time.Hour - time.Minute)
+	f.advance(7*24*time.Hour - time.Minute)
 	f.init("b", 5000) // b is used again
-	f.clock.advance(time.Hour)
-	f.c.Tick()
+	f.advance(time.Hour)
+	f.settle()
 	if _, err := f.c.Describe("a"); !errors.Is(err, kerr.TransactionalIDNotFound) {
 		t.Fatalf("a not expired: %v", err)
 	}
 	f.state("b")
 	f.state("open") // aborted on its timeout, then kept until it idles
 	tombstone := false
-	for _, r := range f.store.records {
+	for _, r := range f.store.records() {
 		if id, _ := DecodeKey(r.Key); id == "a" {
 			tombstone = r.Value == nil
 		}
@@ -285,12 +281,12 @@ func TestDeletedTopicIsSkippedAndFailedMarkersRetried(t *testing.T) {
 		t.Fatalf("after a failed marker: %+v", d)
 	}
 	f.markers.fail = nil
-	f.c.Tick() // too early to retry
+	f.settle() // too early to retry
 	if d := f.state("a"); d.State != PrepareCommit {
 		t.Fatalf("retried at once: %+v", d)
 	}
-	f.clock.advance(completionRetry)
-	f.c.Tick()
+	f.advance(completionRetry)
+	f.settle()
 	if d := f.state("a"); d.State != CompleteCommit {
 		t.Fatalf("after the retry: %+v", d)
 	}
@@ -334,7 +330,7 @@ func TestDescribeAndList(t *testing.T) {
 	f := newFixture(t)
 	pa := f.init("a", 5000)
 	f.add("a", pa, tp("u", 1), tp("t", 2), tp("t", 0))
-	f.clock.advance(3 * time.Second)
+	f.advance(3 * time.Second)
 	pb := f.init("b", 5000)
 	f.init("c", 5000)
 	f.add("b", pb, tp("t", 0))

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
 // Description is a transactional id's state, as DescribeTransactions
@@ -24,16 +26,13 @@ type Description struct {
 // Describe returns a transactional id's state; an unknown one is
 // TRANSACTIONAL_ID_NOT_FOUND.
 func (c *Coordinator) Describe(transactionalID string) (Description, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err := c.unavailableLocked(transactionalID); err != nil {
-		return Description{TransactionalID: transactionalID}, err
-	}
-	m := c.txns[transactionalID]
-	if m == nil || m.state == Dead {
-		return Description{TransactionalID: transactionalID}, kerr.TransactionalIDNotFound
-	}
-	return m.describe(), nil
+	return read(c, transactionalID, kerr.TransactionalIDNotFound, func(s *stateShard) (Description, error) {
+		m := s.txns[transactionalID]
+		if m == nil || m.state == Dead {
+			return Description{TransactionalID: transactionalID}, kerr.TransactionalIDNotFound
+		}
+		return m.describe(), nil
+	})
 }
 
 func (m *txnMeta) describe() Description {
@@ -63,25 +62,34 @@ type Listing struct {
 
 // List returns the transactional ids the filter selects, sorted.
 func (c *Coordinator) List(f ListFilter) []Listing {
-	now := c.nowMs()
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	now := c.clock.Now().UnixMilli()
 	var out []Listing
-	for _, m := range c.txns {
-		switch {
-		case m.state == Dead, m.epoch == noEpoch && m.pending:
-			continue
-		case len(f.States) > 0 && !slices.Contains(f.States, m.state):
-			continue
-		case len(f.ProducerIDs) > 0 && !slices.Contains(f.ProducerIDs, m.producerID):
-			continue
-		case f.MinDurationMs >= 0 && now-m.startMs <= f.MinDurationMs:
-			continue
-		case f.IDPattern != nil && !f.IDPattern.MatchString(m.id):
-			continue
-		}
-		out = append(out, Listing{TransactionalID: m.id, ProducerID: m.producerID, State: m.state})
+	for _, p := range c.rt.Partitions() {
+		coordinator.Read(c.rt, p, func(s *stateShard) (struct{}, error) {
+			for _, m := range s.txns {
+				if f.selects(m, now) {
+					out = append(out, Listing{TransactionalID: m.id, ProducerID: m.producerID, State: m.state})
+				}
+			}
+			return struct{}{}, nil
+		})
 	}
 	slices.SortFunc(out, func(a, b Listing) int { return strings.Compare(a.TransactionalID, b.TransactionalID) })
 	return out
+}
+
+func (f ListFilter) selects(m *txnMeta, nowMs int64) bool {
+	switch {
+	case m.state == Dead:
+		return false
+	case len(f.States) > 0 && !slices.Contains(f.States, m.state):
+		return false
+	case len(f.ProducerIDs) > 0 && !slices.Contains(f.ProducerIDs, m.producerID):
+		return false
+	case f.MinDurationMs >= 0 && nowMs-m.startMs <= f.MinDurationMs:
+		return false
+	case f.IDPattern != nil && !f.IDPattern.MatchString(m.id):
+		return false
+	}
+	return true
 }

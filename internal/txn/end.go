@@ -3,168 +3,167 @@ package txn
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/karst-broker/karst/internal/coordinator"
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
 // completionRetry is how long a transaction whose markers could not be
-// written waits before Tick tries again.
+// written waits before they are tried again.
 const completionRetry = time.Second
 
 // EndTxn commits or aborts the producer's transaction. It returns once
 // PrepareCommit or PrepareAbort is durable; the markers and the Complete
-// state follow in the background, and until they are written the
-// transactional id answers CONCURRENT_TRANSACTIONS.
+// state follow as calls out of the state machine, and until they are
+// written the transactional id answers CONCURRENT_TRANSACTIONS.
 func (c *Coordinator) EndTxn(ctx context.Context, transactionalID string, producerID int64, producerEpoch int16, commit bool) error {
 	if transactionalID == "" {
 		return kerr.InvalidRequest
 	}
-	c.mu.Lock()
-	defer c.unlock()
-	if err := c.unavailableLocked(transactionalID); err != nil {
-		return err
-	}
-	m := c.txns[transactionalID]
+	_, err := write(c, transactionalID, func(s *stateShard) (coordinator.Result[struct{}], error) {
+		return s.endTxn(transactionalID, producerID, producerEpoch, commit)
+	})
+	return err
+}
+
+func (s *stateShard) endTxn(id string, producerID int64, producerEpoch int16, commit bool) (coordinator.Result[struct{}], error) {
+	none := coordinator.Result[struct{}]{}
+	m := s.txns[id]
 	switch {
+	case m == nil && s.writing(id):
+		return none, kerr.ConcurrentTransactions
 	case m == nil, m.producerID != producerID:
-		return kerr.InvalidProducerIDMapping
+		return none, kerr.InvalidProducerIDMapping
 	case m.epoch != producerEpoch:
-		return kerr.ProducerFenced
-	case m.pending:
-		return kerr.ConcurrentTransactions
+		return none, kerr.ProducerFenced
+	case s.writing(id):
+		return none, kerr.ConcurrentTransactions
 	}
 	switch m.state {
 	case Ongoing:
 		next := m.clone()
-		next.state, next.lastUpdateMs = PrepareAbort, c.nowMs()
+		next.state, next.lastUpdateMs = PrepareAbort, s.ctx.Now().UnixMilli()
 		if commit {
 			next.state = PrepareCommit
 		}
-		if err := c.transition(ctx, m, next); err != nil {
-			return err
-		}
-		c.startCompletion(m)
-		return nil
+		return s.write(next), nil
 	case CompleteCommit:
 		if commit {
-			return nil // a retry of an EndTxn that succeeded
+			return none, nil // a retry of an EndTxn that succeeded
 		}
 	case CompleteAbort:
 		if !commit {
-			return nil
+			return none, nil
 		}
 	case PrepareCommit:
 		if commit {
-			return kerr.ConcurrentTransactions
+			return none, kerr.ConcurrentTransactions
 		}
 	case PrepareAbort:
 		if !commit {
-			return kerr.ConcurrentTransactions
+			return none, kerr.ConcurrentTransactions
 		}
 	}
-	return kerr.InvalidTxnState
+	return none, kerr.InvalidTxnState
 }
 
-// startCompletion queues the writing of m's markers and Complete state;
-// the caller holds c.mu and releases it with unlock.
-func (c *Coordinator) startCompletion(m *txnMeta) {
-	if m.markersInFlight || !m.state.preparing() {
-		return
-	}
-	m.markersInFlight = true
-	id := m.id
-	c.queued = append(c.queued, func() { c.complete(id) })
+// completion is what writing a prepared transaction's markers needs.
+type completion struct {
+	commit     bool
+	producerID int64
+	epoch      int16
+	version    int8
+	partitions []TopicPartition
+	// writers are the transaction's data appends still in progress.
+	writers *sync.WaitGroup
 }
 
 // complete writes the markers of a prepared transaction to each of its
 // partitions, waits until they are durable, tells the group coordinator
 // about __consumer_offsets, and then writes CompleteCommit or
-// CompleteAbort. On a failure the transaction stays prepared and Tick
-// tries again later; a second marker for the same transaction is
-// harmless.
-func (c *Coordinator) complete(id string) {
-	c.mu.Lock()
-	m := c.txns[id]
-	if m == nil || !m.state.preparing() {
-		if m != nil {
-			m.markersInFlight = false
+// CompleteAbort. On a failure the transaction stays prepared and is
+// completed again after completionRetry; a second marker for the same
+// transaction is harmless.
+func (c *Coordinator) complete(p int32, id string) {
+	var job *completion
+	if err := c.update(p, func(s *stateShard) {
+		m := s.txns[id]
+		if m == nil || !m.state.preparing() {
+			delete(s.completing, id)
+			return
 		}
-		c.unlock()
+		job = &completion{commit: m.state == PrepareCommit, producerID: m.producerID, epoch: m.epoch,
+			version: int8(m.clientVersion), partitions: m.sortedPartitions(), writers: s.writers[id]}
+	}); err != nil || job == nil {
+		return // unloaded, or nothing left to do
+	}
+	if job.writers != nil {
+		job.writers.Wait()
+	}
+	if err := c.writeMarkers(p, id, job); err != nil {
+		c.logger.Warn("writing transaction markers", "transactional.id", id, "err", err)
+		c.update(p, func(s *stateShard) { s.completionFailed(id) })
 		return
 	}
-	commit := m.state == PrepareCommit
-	pid, epoch, version := m.producerID, m.epoch, int8(m.clientVersion)
-	partitions := m.sortedPartitions()
-	statePartition := c.PartitionFor(id)
-	c.unlock()
+	_, err := write(c, id, func(s *stateShard) (coordinator.Result[struct{}], error) {
+		delete(s.completing, id)
+		m := s.txns[id]
+		if m == nil || !m.state.preparing() || m.producerID != job.producerID || m.epoch != job.epoch || s.writing(id) {
+			return coordinator.Result[struct{}]{}, nil
+		}
+		next := m.clone()
+		next.state, next.lastUpdateMs = CompleteAbort, s.ctx.Now().UnixMilli()
+		if job.commit {
+			next.state = CompleteCommit
+		}
+		next.partitions = map[TopicPartition]struct{}{}
+		if m.nextProducer != noProducerID {
+			// Transaction version 2 exhausted the epochs: the producer
+			// goes on with the new producer id (KIP-890).
+			next.lastProducer, next.producerID, next.epoch = m.producerID, m.nextProducer, 0
+			next.nextProducer = noProducerID
+		}
+		return s.write(next), nil
+	})
+	if err != nil && !errors.Is(err, kerr.NotCoordinator) {
+		c.update(p, func(s *stateShard) { s.completionFailed(id) })
+	}
+}
 
+// writeMarkers writes job's markers and waits until they are durable,
+// then tells the group coordinator when __consumer_offsets had one.
+func (c *Coordinator) writeMarkers(p int32, id string, job *completion) error {
 	ctx := context.Background()
 	offsets := false
 	var waits []Durable
-	fail := func(err error) {
-		c.logger.Warn("writing transaction markers", "transactional.id", id, "err", err)
-		c.mu.Lock()
-		if m := c.txns[id]; m != nil {
-			m.markersInFlight = false
-			m.retryAt = c.clock.Now().Add(completionRetry)
-		}
-		c.signalSettled()
-		c.unlock()
-	}
-	for _, tp := range partitions {
+	for _, tp := range job.partitions {
 		if c.markers == nil {
 			break
 		}
-		d, err := c.markers.WriteMarker(Marker{TopicPartition: tp, ProducerID: pid, ProducerEpoch: epoch,
-			Commit: commit, StatePartition: statePartition, TransactionVersion: version})
+		d, err := c.markers.WriteMarker(Marker{TopicPartition: tp, ProducerID: job.producerID, ProducerEpoch: job.epoch,
+			Commit: job.commit, StatePartition: p, TransactionVersion: job.version})
 		if errors.Is(err, ErrPartitionGone) || errors.Is(err, ErrMarkerFenced) {
 			c.logger.Info("skipping a transaction marker", "transactional.id", id, "topic", tp.Topic,
 				"partition", tp.Partition, "reason", err)
 			continue
 		}
 		if err != nil {
-			fail(err)
-			return
+			return err
 		}
 		waits = append(waits, d)
 		offsets = offsets || tp.Topic == metadata.ConsumerOffsetsTopic
 	}
 	for _, d := range waits {
 		if err := d(ctx); err != nil {
-			fail(err)
-			return
+			return err
 		}
 	}
 	if offsets && c.completeOffsets != nil {
-		c.completeOffsets(pid, epoch, commit)
+		c.completeOffsets(job.producerID, job.epoch, job.commit)
 	}
-	c.mu.Lock()
-	defer c.unlock()
-	m = c.txns[id]
-	if m == nil || !m.state.preparing() || m.producerID != pid || m.epoch != epoch {
-		if m != nil {
-			m.markersInFlight = false
-		}
-		return
-	}
-	next := m.clone()
-	next.state, next.lastUpdateMs = CompleteAbort, c.nowMs()
-	if commit {
-		next.state = CompleteCommit
-	}
-	next.partitions = map[TopicPartition]struct{}{}
-	if m.nextProducer != noProducerID {
-		// Transaction version 2 exhausted the epochs: the producer goes
-		// on with the new producer id (KIP-890).
-		next.lastProducer, next.producerID, next.epoch = m.producerID, m.nextProducer, 0
-		next.nextProducer = noProducerID
-	}
-	err := c.transition(ctx, m, next)
-	m.markersInFlight = false
-	if err != nil {
-		m.retryAt = c.clock.Now().Add(completionRetry)
-	}
+	return nil
 }

@@ -8,42 +8,56 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct{ now time.Time }
-
-func (c *fakeClock) Now() time.Time          { return c.now }
-func (c *fakeClock) advance(d time.Duration) { c.now = c.now.Add(d) }
-
-// memStore keeps __transaction_state in memory, in append order. While
-// held is set, writes are accepted but not durable until release.
-type memStore struct {
-	mu      sync.Mutex
-	records []Record
-	fail    error
+// stateLogs is __transaction_state in memory; deleteTopic replaces it
+// with an empty one, as deleting the topic does.
+type stateLogs struct {
+	mu         sync.Mutex
+	cur        *coordinator.MemoryLogs
+	partitions int32
 }
 
-func (s *memStore) Append(_ string, recs []Record) (Durable, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fail != nil {
-		return nil, s.fail
-	}
-	s.records = append(s.records, recs...)
-	return noWait, nil
+func (l *stateLogs) Open(p int32) (coordinator.PartitionLog, error) { return l.logs().Open(p) }
+
+func (l *stateLogs) logs() *coordinator.MemoryLogs {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cur
 }
 
-func (s *memStore) Replay(fn func(Record) error) error {
-	s.mu.Lock()
-	recs := append([]Record(nil), s.records...)
-	s.mu.Unlock()
-	for _, r := range recs {
-		if err := fn(r); err != nil {
-			return err
+func (l *stateLogs) deleteTopic() {
+	l.mu.Lock()
+	l.cur = coordinator.NewMemoryLogs()
+	l.mu.Unlock()
+}
+
+// records are the records of every partition, partition by partition,
+// in log order.
+func (l *stateLogs) records() []coordinator.Record {
+	var out []coordinator.Record
+	for p := range l.partitions {
+		for _, e := range l.logs().Partition(p).Entries() {
+			out = append(out, e.Record)
 		}
 	}
-	return nil
+	return out
+}
+
+// fail makes every append fail with err (nil: succeed again).
+func (l *stateLogs) fail(err error) {
+	for p := range l.partitions {
+		l.logs().Partition(p).FailAppends(err)
+	}
+}
+
+// append adds raw records to a partition, as a foreign writer would.
+func (l *stateLogs) append(p int32, recs ...coordinator.Record) {
+	if _, err := l.logs().Partition(p).Append(coordinator.Batch{Producer: coordinator.NoProducer, Records: recs}); err != nil {
+		panic(err)
+	}
 }
 
 // memMarkers records the markers written; gone names topics that were
@@ -99,6 +113,13 @@ func (q *queue) Go(f func()) {
 	f()
 }
 
+// drop forgets the held work, as a broker that dies loses it.
+func (q *queue) drop() {
+	q.mu.Lock()
+	q.work = nil
+	q.mu.Unlock()
+}
+
 // run runs the held work (and whatever it queues) to the end.
 func (q *queue) run() {
 	for {
@@ -132,34 +153,39 @@ type completed struct {
 type fixture struct {
 	t       *testing.T
 	c       *Coordinator
-	clock   *fakeClock
-	store   *memStore
+	clock   *coordinator.ManualClock
+	store   *stateLogs
 	markers *memMarkers
 	q       *queue
 	nextPID int64
+	mu      sync.Mutex
 	offsets []completed
 	cfg     Config
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, clock: &fakeClock{now: time.UnixMilli(1_700_000_000_000)}, store: &memStore{},
+	f := &fixture{t: t, clock: coordinator.NewManualClock(time.UnixMilli(1_700_000_000_000)),
 		markers: &memMarkers{gone: map[string]bool{}, fenced: map[string]bool{}}, q: &queue{}, nextPID: 1000, cfg: DefaultConfig()}
 	f.cfg.AddPartitionsWait = -1 // held-back completions would make adds wait
+	f.store = &stateLogs{cur: coordinator.NewMemoryLogs(), partitions: f.cfg.StatePartitions}
 	f.c = f.newCoordinator()
+	f.load()
 	return f
 }
 
 // newCoordinator is a coordinator over the fixture's store and markers,
 // as a restarted broker would have.
 func (f *fixture) newCoordinator() *Coordinator {
-	return New(f.cfg, Options{Clock: f.clock, Store: f.store, Markers: f.markers,
+	return New(f.cfg, Options{Clock: f.clock, Logs: f.store, Markers: f.markers,
 		ProducerIDs: NewProducerIDs(func() (int64, error) {
 			first := f.nextPID
 			f.nextPID += ProducerIDBlockSize
 			return first, nil
 		}),
 		CompleteOffsets: func(pid int64, epoch int16, commit bool) {
+			f.mu.Lock() // completions of two partitions may run at once
 			f.offsets = append(f.offsets, completed{pid, epoch, commit})
+			f.mu.Unlock()
 		},
 		Go:     f.q.Go,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -169,9 +195,41 @@ func (f *fixture) newCoordinator() *Coordinator {
 // restart loads a new coordinator from the store, as after a crash.
 func (f *fixture) restart() {
 	f.t.Helper()
+	f.c.Unload() // the dead broker's timers die with it
 	f.c = f.newCoordinator()
-	if skipped, err := f.c.Load(f.store); err != nil || skipped != 0 {
+	f.load()
+}
+
+func (f *fixture) load() {
+	f.t.Helper()
+	if skipped, err := f.c.Load(); err != nil || skipped != 0 {
 		f.t.Fatalf("load: %d skipped, %v", skipped, err)
+	}
+	f.settle()
+}
+
+// advance moves the clock, runs the timers that come due and waits for
+// what they write.
+func (f *fixture) advance(d time.Duration) {
+	f.t.Helper()
+	f.clock.Advance(d)
+	f.settle()
+}
+
+// settle waits until no partition has a write or a call out in progress.
+func (f *fixture) settle() {
+	f.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range f.c.rt.Partitions() {
+		for f.c.rt.InFlight(p) > 0 {
+			if time.Now().After(deadline) {
+				f.t.Fatalf("partition %d never settled", p)
+			}
+			select {
+			case <-f.c.rt.Settled(p):
+			case <-time.After(time.Millisecond):
+			}
+		}
 	}
 }
 
@@ -217,3 +275,18 @@ func wantErr(t *testing.T, what string, got, want error) {
 }
 
 func tp(topic string, p int32) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
+func noWait(context.Context) error            { return nil }
+
+// setEpoch puts a transactional id's epoch where a test needs it, behind
+// the state machine's back (reaching an exhausted epoch by bumps would
+// take 32,766 of them).
+func (f *fixture) setEpoch(id string, epoch int16) {
+	f.t.Helper()
+	p := f.c.PartitionFor(id)
+	if _, err := coordinator.Read(f.c.rt, p, func(s *stateShard) (struct{}, error) {
+		s.txns[id].epoch = epoch
+		return struct{}{}, nil
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+}

@@ -2,9 +2,12 @@ package txn
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
 // InitRequest is InitProducerId with a transactional id.
@@ -23,40 +26,78 @@ type ProducerIDAndEpoch struct {
 	ProducerEpoch int16
 }
 
+var noProducer = ProducerIDAndEpoch{ProducerID: -1, ProducerEpoch: -1}
+
+// errNeedProducerID asks the caller of an operation for a new producer id
+// and to run it again: ids are reserved from the metadata log, which is
+// not written from inside a shard.
+var errNeedProducerID = errors.New("txn: a new producer id is needed")
+
+// withProducerID runs attempt with no new producer id and, when it asks
+// for one, reserves one and runs it again.
+func (c *Coordinator) withProducerID(attempt func(newPID int64) error) error {
+	err := attempt(noProducerID)
+	if !errors.Is(err, errNeedProducerID) {
+		return err
+	}
+	pid, perr := c.pids.Next()
+	if perr != nil {
+		return errNotAvailable
+	}
+	return attempt(pid)
+}
+
+// answer is an operation's answer, given once its records are durable.
+type answer struct {
+	pe  ProducerIDAndEpoch
+	err error
+}
+
 // InitProducerID gives a transactional producer its producer id and a new
 // epoch, which fences every older instance of it. An open transaction is
 // aborted first (with an epoch bump the client never sees) and the
 // client asked to retry, as Kafka does.
 func (c *Coordinator) InitProducerID(ctx context.Context, req InitRequest) (ProducerIDAndEpoch, error) {
-	none := ProducerIDAndEpoch{ProducerID: -1, ProducerEpoch: -1}
 	if req.TransactionalID == "" || (req.ProducerID == noProducerID) != (req.ProducerEpoch == noEpoch) {
-		return none, kerr.InvalidRequest
+		return noProducer, kerr.InvalidRequest
 	}
 	if req.TimeoutMs <= 0 || int64(req.TimeoutMs) > c.cfg.MaxTimeout.Milliseconds() {
-		return none, kerr.InvalidTransactionTimeout
+		return noProducer, kerr.InvalidTransactionTimeout
 	}
 	if err := c.EnsureStorage(); err != nil {
 		c.logger.Warn("creating the transaction state topic", "err", err)
-		return none, errNotAvailable
+		return noProducer, errNotAvailable
 	}
-	c.mu.Lock()
-	defer c.unlock()
-	if err := c.unavailableLocked(req.TransactionalID); err != nil {
-		return none, err
+	var out answer
+	err := c.withProducerID(func(newPID int64) (err error) {
+		out, err = write(c, req.TransactionalID, func(s *stateShard) (coordinator.Result[answer], error) {
+			return s.initProducerID(req, newPID)
+		})
+		return err
+	})
+	if err == nil {
+		err = out.err
 	}
-	m := c.txns[req.TransactionalID]
-	if m == nil {
-		pid, err := c.pids.Next()
-		if err != nil {
-			return none, errNotAvailable
-		}
-		m = newTxnMeta(req.TransactionalID, pid, req.TimeoutMs, c.nowMs())
-		c.txns[req.TransactionalID] = m
+	if err != nil {
+		return noProducer, err
 	}
-	expected := req.ProducerID != noProducerID
-	if m.pending {
+	return out.pe, nil
+}
+
+func (s *stateShard) initProducerID(req InitRequest, newPID int64) (coordinator.Result[answer], error) {
+	none := coordinator.Result[answer]{}
+	if s.writing(req.TransactionalID) {
 		return none, kerr.ConcurrentTransactions
 	}
+	m := s.txns[req.TransactionalID]
+	if m == nil {
+		if newPID == noProducerID {
+			return none, errNeedProducerID
+		}
+		m = newTxnMeta(req.TransactionalID, newPID, req.TimeoutMs, s.ctx.Now().UnixMilli())
+		newPID = noProducerID
+	}
+	expected := req.ProducerID != noProducerID
 	if expected && !m.validProducerID(req.ProducerID, req.ProducerEpoch) {
 		return none, kerr.ProducerFenced
 	}
@@ -66,20 +107,19 @@ func (c *Coordinator) InitProducerID(ctx context.Context, req InitRequest) (Prod
 	case m.state == Ongoing:
 		// Fence the current producer and abort its transaction; the
 		// client retries and gets a second bump once the abort is done.
-		if err := c.fenceAndAbort(ctx, m); err != nil {
-			return none, err
-		}
-		return none, kerr.ConcurrentTransactions
+		next := m.clone()
+		next.fenceEpoch()
+		next.state, next.lastUpdateMs = PrepareAbort, s.ctx.Now().UnixMilli()
+		return withAnswer(s.write(next), answer{pe: noProducer, err: kerr.ConcurrentTransactions}), nil
 	case !m.state.completed():
 		return none, kerr.ConcurrentTransactions
 	}
 	next := m.clone()
 	if m.epochExhausted() && (!expected || req.ProducerEpoch == m.epoch) {
-		pid, err := c.pids.Next()
-		if err != nil {
-			return none, errNotAvailable
+		if newPID == noProducerID {
+			return none, errNeedProducerID
 		}
-		next.lastProducer, next.producerID, next.epoch = m.producerID, pid, 0
+		next.lastProducer, next.producerID, next.epoch = m.producerID, newPID, 0
 		next.lastEpoch = noEpoch
 		if expected {
 			next.lastEpoch = m.epoch
@@ -98,11 +138,12 @@ func (c *Coordinator) InitProducerID(ctx context.Context, req InitRequest) (Prod
 	}
 	next.state, next.timeoutMs = Empty, req.TimeoutMs
 	next.partitions = map[TopicPartition]struct{}{}
-	next.startMs, next.lastUpdateMs = -1, c.nowMs()
-	if err := c.transition(ctx, m, next); err != nil {
-		return none, err
-	}
-	return ProducerIDAndEpoch{ProducerID: m.producerID, ProducerEpoch: m.epoch}, nil
+	next.startMs, next.lastUpdateMs = -1, s.ctx.Now().UnixMilli()
+	return withAnswer(s.write(next), answer{pe: ProducerIDAndEpoch{ProducerID: next.producerID, ProducerEpoch: next.epoch}}), nil
+}
+
+func withAnswer[T any](r coordinator.Result[struct{}], response T) coordinator.Result[T] {
+	return coordinator.Result[T]{Records: r.Records, Response: response}
 }
 
 // validProducerID is Kafka's check of the producer id a KIP-360 client
@@ -111,20 +152,6 @@ func (c *Coordinator) InitProducerID(ctx context.Context, req InitRequest) (Prod
 func (m *txnMeta) validProducerID(pid int64, epoch int16) bool {
 	return m.epoch == noEpoch || pid == m.producerID ||
 		(pid == m.lastProducer && epoch >= math.MaxInt16-1)
-}
-
-// fenceAndAbort bumps the epoch of m's open transaction and aborts it
-// (PrepareAbort, then markers and CompleteAbort in the background). The
-// caller holds c.mu.
-func (c *Coordinator) fenceAndAbort(ctx context.Context, m *txnMeta) error {
-	next := m.clone()
-	next.fenceEpoch()
-	next.state, next.lastUpdateMs = PrepareAbort, c.nowMs()
-	if err := c.transition(ctx, m, next); err != nil {
-		return err
-	}
-	c.startCompletion(m)
-	return nil
 }
 
 // fenceEpoch bumps the epoch of a transaction that is aborted for its

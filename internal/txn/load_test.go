@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
 // Each test stops the broker at one phase of a transaction and checks
@@ -36,8 +38,8 @@ func TestRestartWithOpenTransactionAbortsItAtTimeout(t *testing.T) {
 	// The producer may carry on...
 	f.add("a", pe, tp("t", 2))
 	// ...but not past its timeout.
-	f.clock.advance(30 * time.Second)
-	f.c.Tick()
+	f.advance(30 * time.Second)
+	f.settle()
 	if d := f.state("a"); d.State != CompleteAbort || d.ProducerEpoch != pe.ProducerEpoch+1 {
 		t.Fatalf("after the timeout: %+v", d)
 	}
@@ -53,7 +55,7 @@ func TestRestartWhilePreparedCompletesTheTransaction(t *testing.T) {
 		f.add("a", pe, tp("t", 0), tp("__consumer_offsets", 3))
 		f.q.setHold(true)
 		f.end("a", pe, commit)
-		f.q.work = nil // the broker dies before writing any marker
+		f.q.drop() // the broker dies before writing any marker
 		f.q.setHold(false)
 		f.restart()
 		want := CompleteAbort
@@ -81,10 +83,10 @@ func TestRestartAfterMarkersBeforeComplete(t *testing.T) {
 	f.add("a", pe, tp("t", 0))
 	f.q.setHold(true)
 	f.end("a", pe, true)
-	f.store.fail = errors.New("disk full") // the Complete write fails
+	f.store.fail(errors.New("disk full")) // the Complete write fails
 	f.q.setHold(false)
 	f.q.run()
-	f.store.fail = nil
+	f.store.fail(nil)
 	if d := f.state("a"); d.State != PrepareCommit {
 		t.Fatalf("before restart: %+v", d)
 	}
@@ -120,11 +122,11 @@ func TestRestartAfterComplete(t *testing.T) {
 func TestLoadSkipsMalformedRecords(t *testing.T) {
 	f := newFixture(t)
 	f.init("a", 1000)
-	f.store.records = append(f.store.records, Record{Key: []byte{0, 0, 0}, Value: []byte{1}},
-		Record{Key: EncodeKey("b"), Value: []byte{0, 9}})
+	f.store.append(f.c.PartitionFor("b"), coordinator.Record{Key: []byte{0, 0, 0}, Value: []byte{1}},
+		coordinator.Record{Key: EncodeKey("b"), Value: []byte{0, 9}})
 	f.init("c", 1000)
 	c := f.newCoordinator()
-	skipped, err := c.Load(f.store)
+	skipped, err := c.Load()
 	if err != nil || skipped != 2 {
 		t.Fatalf("load: %d skipped, %v", skipped, err)
 	}

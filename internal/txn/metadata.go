@@ -3,7 +3,6 @@ package txn
 import (
 	"maps"
 	"math"
-	"time"
 )
 
 // noEpoch is RecordBatch.NO_PRODUCER_EPOCH; noProducerID NO_PRODUCER_ID.
@@ -13,7 +12,7 @@ const (
 )
 
 // txnMeta is one transactional id's state: Kafka's TransactionMetadata.
-// It is guarded by the coordinator's lock.
+// It is guarded by its shard's lock and changed only by replay.
 type txnMeta struct {
 	id           string
 	producerID   int64
@@ -29,14 +28,6 @@ type txnMeta struct {
 	startMs       int64 // when the open transaction began; -1 for none
 	lastUpdateMs  int64
 	clientVersion int16 // transaction version the client uses (0..2)
-
-	// pending is a state write on its way to disk: the transaction
-	// answers CONCURRENT_TRANSACTIONS until it lands or fails.
-	pending bool
-	// markersInFlight: a completion (markers, then Complete*) is running.
-	markersInFlight bool
-	// retryAt is when Tick may retry a completion that failed.
-	retryAt time.Time
 }
 
 func newTxnMeta(id string, producerID int64, timeoutMs int32, nowMs int64) *txnMeta {

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
 // snap is what the random test sees of one transactional id.
@@ -18,14 +20,14 @@ type snap struct {
 }
 
 func (f *fixture) snapshot() map[string]snap {
-	f.c.mu.Lock()
-	defer f.c.mu.Unlock()
 	out := map[string]snap{}
-	for id, m := range f.c.txns {
-		if m.epoch == noEpoch {
-			continue // created by an InitProducerId whose write failed
-		}
-		out[id] = snap{m.state, m.producerID, m.epoch, maps.Clone(m.partitions)}
+	for _, p := range f.c.rt.Partitions() {
+		coordinator.Read(f.c.rt, p, func(s *stateShard) (struct{}, error) {
+			for id, m := range s.txns {
+				out[id] = snap{m.state, m.producerID, m.epoch, maps.Clone(m.partitions)}
+			}
+			return struct{}{}, nil
+		})
 	}
 	return out
 }
@@ -111,9 +113,10 @@ func randomSequence(t *testing.T, seed uint64, seen *coverage) {
 	var log []string
 	for step := range 80 {
 		id := ids[rng.IntN(len(ids))]
-		f.store.fail, f.markers.fail = nil, nil
+		f.store.fail(nil)
+		f.markers.fail = nil
 		if rng.IntN(15) == 0 {
-			f.store.fail = errors.New("store down")
+			f.store.fail(errors.New("store down"))
 		}
 		if rng.IntN(15) == 0 {
 			f.markers.fail = errors.New("log down")
@@ -158,8 +161,8 @@ func randomSequence(t *testing.T, seed uint64, seen *coverage) {
 			}
 		case r < 78:
 			op = "tick"
-			f.clock.advance(time.Duration(rng.IntN(3000)) * time.Millisecond)
-			f.c.Tick()
+			f.advance(time.Duration(rng.IntN(3000)) * time.Millisecond)
+			f.settle()
 		case r < 85:
 			op = "hold"
 			f.q.setHold(true)
@@ -174,8 +177,8 @@ func randomSequence(t *testing.T, seed uint64, seen *coverage) {
 					seen.restartsPrepared++
 				}
 			}
-			f.q.work = nil // the dead broker's background work dies with it
-			f.store.fail = nil
+			f.q.drop() // the dead broker's background work dies with it
+			f.store.fail(nil)
 			f.restart()
 		}
 		log = append(log, fmt.Sprintf("%d %s %s", step, op, id))

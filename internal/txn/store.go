@@ -5,28 +5,8 @@ import (
 	"errors"
 )
 
-// Record is one record of __transaction_state: Kafka's key and value
-// encodings (records.go); a nil Value is a tombstone.
-type Record struct {
-	Key   []byte
-	Value []byte
-}
-
 // Durable waits until a write is on disk.
 type Durable func(ctx context.Context) error
-
-// Store persists transaction metadata. Append must not block for long (it
-// is called with the coordinator's lock held, which keeps the log in the
-// order of the state changes); the returned Durable is what waits.
-type Store interface {
-	Append(transactionalID string, records []Record) (Durable, error)
-}
-
-// Replayer feeds every stored record to fn, in log order within each
-// partition of __transaction_state.
-type Replayer interface {
-	Replay(fn func(Record) error) error
-}
 
 // Marker is one transaction marker to write: the end of a producer's
 // transaction in one partition.
@@ -60,5 +40,3 @@ var ErrPartitionGone = errors.New("txn: partition no longer exists")
 // so the marker belongs to a transaction the partition has moved past.
 // The coordinator skips it, as Kafka stops sending such markers.
 var ErrMarkerFenced = errors.New("txn: marker fenced by a newer producer epoch")
-
-func noWait(context.Context) error { return nil }

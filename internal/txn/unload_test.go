@@ -6,8 +6,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// TestUnloadForgetsEveryTransactionalID: after Unload (the topic was
-// deleted) an id is unknown, the completion held back for it writes
+// TestUnloadForgetsEveryTransactionalID: after the topic is deleted and
+// Unload runs, an id is unknown, the completion held back for it writes
 // nothing, and a new InitProducerId starts it over with a new producer id.
 func TestUnloadForgetsEveryTransactionalID(t *testing.T) {
 	f := newFixture(t)
@@ -15,8 +15,10 @@ func TestUnloadForgetsEveryTransactionalID(t *testing.T) {
 	f.add("a", pe, tp("t", 0))
 	f.q.setHold(true)
 	f.end("a", pe, true)
-	written := len(f.store.records)
+	old := f.store.logs().Partition(f.c.PartitionFor("a"))
+	written := len(old.Entries())
 
+	f.store.deleteTopic()
 	f.c.Unload()
 	if _, err := f.c.Describe("a"); err == nil {
 		t.Fatal("the unloaded id is still described")
@@ -27,8 +29,11 @@ func TestUnloadForgetsEveryTransactionalID(t *testing.T) {
 	if got := f.markers.take(); len(got) != 0 {
 		t.Fatalf("markers written for an unloaded transaction: %+v", got)
 	}
-	if len(f.store.records) != written {
-		t.Fatalf("%d state records written after Unload", len(f.store.records)-written)
+	if n := len(old.Entries()); n != written {
+		t.Fatalf("%d state records written to the deleted topic after Unload", n-written)
+	}
+	if n := len(f.store.records()); n != 0 {
+		t.Fatalf("%d state records of the unloaded transaction written to the new topic", n)
 	}
 	again := f.init("a", 60000)
 	if again.ProducerID == pe.ProducerID {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
 // Transaction version 2 (KIP-890 part 2): every commit or abort bumps the
@@ -38,17 +40,29 @@ const (
 // EndTxnV2 is EndTxn for a transaction version 2 client (EndTxn v5). It
 // returns the producer id and epoch the producer goes on with.
 func (c *Coordinator) EndTxnV2(ctx context.Context, transactionalID string, producerID int64, producerEpoch int16, commit bool) (ProducerIDAndEpoch, error) {
-	none := ProducerIDAndEpoch{ProducerID: -1, ProducerEpoch: -1}
 	if transactionalID == "" {
-		return none, kerr.InvalidRequest
+		return noProducer, kerr.InvalidRequest
 	}
-	c.mu.Lock()
-	defer c.unlock()
-	if err := c.unavailableLocked(transactionalID); err != nil {
-		return none, err
+	var out answer
+	err := c.withProducerID(func(newPID int64) (err error) {
+		out, err = write(c, transactionalID, func(s *stateShard) (coordinator.Result[answer], error) {
+			return s.endTxnV2(transactionalID, producerID, producerEpoch, commit, newPID)
+		})
+		return err
+	})
+	if err != nil {
+		return noProducer, err
 	}
-	m := c.txns[transactionalID]
+	return out.pe, nil
+}
+
+func (s *stateShard) endTxnV2(id string, producerID int64, producerEpoch int16, commit bool, newPID int64) (coordinator.Result[answer], error) {
+	none := coordinator.Result[answer]{}
+	m := s.txns[id]
 	if m == nil {
+		if s.writing(id) {
+			return none, kerr.ConcurrentTransactions
+		}
 		return none, kerr.InvalidProducerIDMapping
 	}
 	retryOnOverflow := m.lastProducer == producerID && producerEpoch == math.MaxInt16-1 && m.epoch == 0
@@ -71,46 +85,43 @@ func (c *Coordinator) EndTxnV2(ctx context.Context, transactionalID string, prod
 	// the bumped epoch and may already send the next one (an empty
 	// abort), which must not be fenced. Kafka checks in this order since
 	// KAFKA-18464.
-	if m.pending || m.state.preparing() {
+	if s.writing(id) || m.state.preparing() {
 		return none, kerr.ConcurrentTransactions
 	}
 	if !valid || m.epoch == math.MaxInt16 {
 		return none, kerr.ProducerFenced
 	}
-	current := ProducerIDAndEpoch{ProducerID: m.producerID, ProducerEpoch: m.epoch}
+	current := coordinator.Result[answer]{Response: answer{pe: ProducerIDAndEpoch{ProducerID: m.producerID, ProducerEpoch: m.epoch}}}
 	retry := retryOnBump || retryOnOverflow
 	switch m.state {
 	case Ongoing:
-		return c.prepareV2(ctx, m, commit)
+		return s.prepareV2(m, commit, newPID)
 	case CompleteCommit, CompleteAbort:
 		committed := m.state == CompleteCommit
 		switch {
 		case retry && commit == committed:
 			return current, nil
 		case !commit && !retry:
-			return c.prepareV2(ctx, m, false)
+			return s.prepareV2(m, false, newPID)
 		}
 	case Empty:
 		if !commit {
-			return c.prepareV2(ctx, m, false)
+			return s.prepareV2(m, false, newPID)
 		}
 	}
 	return none, kerr.InvalidTxnState
 }
 
 // prepareV2 writes PrepareCommit or PrepareAbort with the epoch bumped,
-// and a new producer id to move to when the epochs run out; the caller
-// holds c.mu.
-func (c *Coordinator) prepareV2(ctx context.Context, m *txnMeta, commit bool) (ProducerIDAndEpoch, error) {
-	none := ProducerIDAndEpoch{ProducerID: -1, ProducerEpoch: -1}
-	now := c.nowMs()
+// and a new producer id to move to when the epochs run out.
+func (s *stateShard) prepareV2(m *txnMeta, commit bool, newPID int64) (coordinator.Result[answer], error) {
+	now := s.ctx.Now().UnixMilli()
 	next := m.clone()
 	if m.epochExhausted() {
-		pid, err := c.pids.Next()
-		if err != nil {
-			return none, errNotAvailable
+		if newPID == noProducerID {
+			return coordinator.Result[answer]{}, errNeedProducerID
 		}
-		next.nextProducer = pid
+		next.nextProducer = newPID
 	}
 	next.epoch, next.lastEpoch = m.epoch+1, m.epoch
 	next.clientVersion = clientV2
@@ -123,15 +134,11 @@ func (c *Coordinator) prepareV2(ctx context.Context, m *txnMeta, commit bool) (P
 		next.partitions = map[TopicPartition]struct{}{}
 		next.startMs = now
 	}
-	if err := c.transition(ctx, m, next); err != nil {
-		return none, err
+	out := ProducerIDAndEpoch{ProducerID: next.producerID, ProducerEpoch: next.epoch}
+	if next.nextProducer != noProducerID {
+		out = ProducerIDAndEpoch{ProducerID: next.nextProducer, ProducerEpoch: 0}
 	}
-	out := ProducerIDAndEpoch{ProducerID: m.producerID, ProducerEpoch: m.epoch}
-	if m.nextProducer != noProducerID {
-		out = ProducerIDAndEpoch{ProducerID: m.nextProducer, ProducerEpoch: 0}
-	}
-	c.startCompletion(m)
-	return out, nil
+	return withAnswer(s.write(next), answer{pe: out}), nil
 }
 
 // AddPartitionsImplicit adds partitions to the producer's transaction on
@@ -139,29 +146,27 @@ func (c *Coordinator) prepareV2(ctx context.Context, m *txnMeta, commit bool) (P
 // (Produce v12, TxnOffsetCommit v5) without AddPartitionsToTxn. It opens a
 // transaction if none is open, and returns once the state is durable.
 func (c *Coordinator) AddPartitionsImplicit(ctx context.Context, transactionalID string, producerID int64, producerEpoch int16, partitions []TopicPartition) error {
-	return c.settledThen(ctx, func() error {
-		return c.addPartitions(ctx, transactionalID, producerID, producerEpoch, partitions, clientV2)
+	return c.settledThen(ctx, transactionalID, func() error {
+		return c.addPartitions(transactionalID, producerID, producerEpoch, partitions, clientV2)
 	})
 }
 
 // settledThen runs attempt, and while it answers CONCURRENT_TRANSACTIONS
-// waits for a state write to settle and runs it again, up to
-// Config.AddPartitionsWait. A producer begins its next transaction as soon
-// as EndTxn answers, usually before the markers of the last one are
-// written; waiting here spares it a round of client back-off (Kafka's
-// brokers retry such adds too).
-func (c *Coordinator) settledThen(ctx context.Context, attempt func() error) error {
+// waits for a state write of the transactional id's partition to settle
+// and runs it again, up to Config.AddPartitionsWait. A producer begins
+// its next transaction as soon as EndTxn answers, usually before the
+// markers of the last one are written; waiting here spares it a round of
+// client back-off (Kafka's brokers retry such adds too).
+func (c *Coordinator) settledThen(ctx context.Context, transactionalID string, attempt func() error) error {
 	if c.cfg.AddPartitionsWait < 0 {
 		return attempt()
 	}
 	timer := time.NewTimer(c.cfg.AddPartitionsWait)
 	defer timer.Stop()
 	for {
-		c.mu.Lock()
-		settled := c.settled
-		c.mu.Unlock()
+		settled := c.settled(transactionalID)
 		err := attempt()
-		if !errors.Is(err, kerr.ConcurrentTransactions) {
+		if !errors.Is(err, kerr.ConcurrentTransactions) || settled == nil {
 			return err
 		}
 		select {

@@ -107,9 +107,7 @@ func TestV2AbortWithoutTransaction(t *testing.T) {
 func TestV2EpochOverflowMovesToANewProducerID(t *testing.T) {
 	f := newFixture(t)
 	pe := f.init("a", 60000)
-	f.c.mu.Lock()
-	f.c.txns["a"].epoch = math.MaxInt16 - 1
-	f.c.mu.Unlock()
+	f.setEpoch("a", math.MaxInt16-1)
 	pe.ProducerEpoch = math.MaxInt16 - 1
 	f.addV2("a", pe, tp("t", 0))
 	f.q.setHold(true)
@@ -142,8 +140,8 @@ func TestV2TimedOutTransactionFencesItsProducer(t *testing.T) {
 	f := newFixture(t)
 	pe := f.init("a", 1000)
 	f.addV2("a", pe, tp("t", 0))
-	f.clock.advance(10 * time.Second)
-	f.c.Tick()
+	f.advance(10 * time.Second)
+	f.settle()
 	if d := f.state("a"); d.State != CompleteAbort || d.ProducerEpoch != pe.ProducerEpoch+2 {
 		t.Fatalf("after timeout: %+v", d)
 	}
@@ -157,7 +155,7 @@ func TestV2RecordsAreValueVersion1(t *testing.T) {
 	f := newFixture(t)
 	pe := f.init("a", 1000)
 	f.addV2("a", pe, tp("t", 0))
-	last := f.store.records[len(f.store.records)-1]
+	last := f.store.records()[len(f.store.records())-1]
 	v, err := DecodeValue(last.Value)
 	if err != nil || v.Version != 1 || v.ClientTransactionVersion != 2 || v.State != Ongoing {
 		t.Fatalf("v2 record: %+v %v", v, err)
