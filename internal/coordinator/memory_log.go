@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -55,7 +56,11 @@ func (l *MemoryLog) signal() {
 	l.changed = make(chan struct{})
 }
 
-// WaitDurable waits until offset is durable, or the sync fails.
+// ErrLost answers a wait for a record that a Crash dropped.
+var ErrLost = errors.New("coordinator: the record was lost in a crash")
+
+// WaitDurable waits until offset is durable, or the sync fails, or a
+// Crash has dropped it.
 func (l *MemoryLog) WaitDurable(ctx context.Context, offset int64) error {
 	for {
 		l.mu.Lock()
@@ -67,6 +72,10 @@ func (l *MemoryLog) WaitDurable(ctx context.Context, offset int64) error {
 		if int64(l.durable) > offset {
 			l.mu.Unlock()
 			return nil
+		}
+		if int64(len(l.entries)) <= offset {
+			l.mu.Unlock()
+			return ErrLost
 		}
 		changed := l.changed
 		l.mu.Unlock()

@@ -164,7 +164,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, clock: coordinator.NewManualClock(time.UnixMilli(1_700_000_000_000)),
+	f := &fixture{t: t, clock: coordinator.NewManualClock(scriptStart),
 		markers: &memMarkers{gone: map[string]bool{}, fenced: map[string]bool{}}, q: &queue{}, nextPID: 1000, cfg: DefaultConfig()}
 	f.cfg.AddPartitionsWait = -1 // held-back completions would make adds wait
 	f.store = &stateLogs{cur: coordinator.NewMemoryLogs(), partitions: f.cfg.StatePartitions}

@@ -87,8 +87,8 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 		delete(s.transit, id)
 	}
 	s.txns[id] = m
-	s.scheduleTimers(m)
-	if s.ctx.Loaded() {
+	if s.ctx.Loaded() { // at load, OnLoaded does it for each id's last state
+		s.scheduleTimers(m)
 		s.startCompletion(m)
 	}
 	return nil
@@ -104,9 +104,11 @@ func (s *stateShard) forget(id string) {
 	s.ctx.Cancel(retryTimer(id))
 }
 
-// OnLoaded completes the transactions found prepared.
+// OnLoaded sets the timers of every transactional id and completes the
+// transactions found prepared.
 func (s *stateShard) OnLoaded() {
 	for _, m := range s.txns {
+		s.scheduleTimers(m)
 		s.startCompletion(m)
 	}
 }
