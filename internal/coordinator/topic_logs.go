@@ -67,32 +67,45 @@ func (t *TopicLogs) Open(partition int32) (PartitionLog, error) {
 	if !open {
 		return nil, fmt.Errorf("%s-%d: the log is not open", t.spec.Name, partition)
 	}
-	return &topicPartitionLog{t: t, topicID: topic.ID, partition: partition, log: part.Log}, nil
+	name, id := t.spec.Name, topic.ID
+	return NewPartitionLog(part.Log, t.now, func() (int32, error) {
+		topic, ok := t.meta.Image().Topic(name)
+		if !ok || topic.ID != id {
+			return 0, ErrTopicReplaced
+		}
+		pm, ok := topic.Partition(partition)
+		if !ok {
+			return 0, ErrTopicReplaced
+		}
+		return pm.LeaderEpoch, nil
+	}), nil
 }
 
-type topicPartitionLog struct {
-	t         *TopicLogs
-	topicID   metadata.UUID
-	partition int32
-	log       *klog.Log
+// NewPartitionLog is a PartitionLog over a partition's log; leaderEpoch
+// says, at each append, the epoch to stamp, or why the partition may no
+// longer be written.
+func NewPartitionLog(l *klog.Log, now func() time.Time, leaderEpoch func() (int32, error)) PartitionLog {
+	return &partitionLog{log: l, now: now, leaderEpoch: leaderEpoch}
+}
+
+type partitionLog struct {
+	log         *klog.Log
+	now         func() time.Time
+	leaderEpoch func() (int32, error)
 }
 
 // Append builds b as one batch, stamped with the partition's leader epoch.
-func (p *topicPartitionLog) Append(b Batch) (int64, error) {
-	topic, ok := p.t.meta.Image().Topic(p.t.spec.Name)
-	if !ok || topic.ID != p.topicID {
-		return -1, ErrTopicReplaced
-	}
-	pm, ok := topic.Partition(p.partition)
-	if !ok {
-		return -1, ErrTopicReplaced
+func (p *partitionLog) Append(b Batch) (int64, error) {
+	epoch, err := p.leaderEpoch()
+	if err != nil {
+		return -1, err
 	}
 	rs := make([]record.Record, len(b.Records))
 	for i, r := range b.Records {
 		rs[i] = record.Record{Key: r.Key, Value: r.Value}
 	}
 	h := record.BatchHeader{ProducerID: b.Producer.ID, ProducerEpoch: b.Producer.Epoch, BaseSequence: -1,
-		BaseTimestamp: p.t.now().UnixMilli()}
+		BaseTimestamp: p.now().UnixMilli()}
 	if b.Transactional {
 		h.Attributes = record.TransactionalBit
 	}
@@ -100,19 +113,19 @@ func (p *topicPartitionLog) Append(b Batch) (int64, error) {
 	if err != nil {
 		return -1, err
 	}
-	res, err := p.log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: pm.LeaderEpoch})
+	res, err := p.log.Append(batch, klog.AppendOptions{Origin: klog.FromCoordinator, LeaderEpoch: epoch})
 	if err != nil {
 		return -1, err
 	}
 	return res.LastOffset, nil
 }
 
-func (p *topicPartitionLog) WaitDurable(ctx context.Context, offset int64) error {
+func (p *partitionLog) WaitDurable(ctx context.Context, offset int64) error {
 	return p.log.WaitDurable(ctx, offset)
 }
 
 // Replay reads the partition from its start to its high watermark.
-func (p *topicPartitionLog) Replay(fn func(Entry) error) error {
+func (p *partitionLog) Replay(fn func(Entry) error) error {
 	return ReplayLog(p.log, fn)
 }
 
