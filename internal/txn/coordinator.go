@@ -3,6 +3,7 @@ package txn
 import (
 	"errors"
 	"log/slog"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -27,6 +28,11 @@ type Coordinator struct {
 	spawn           func(func())
 	logger          *slog.Logger
 	rt              *coordinator.Runtime[*stateShard]
+
+	mu sync.Mutex
+	// resigned are the partitions UnloadPartition gave up: they answer
+	// NOT_COORDINATOR rather than load on first use.
+	resigned map[int32]bool
 }
 
 // Options are a coordinator's collaborators.
@@ -67,7 +73,7 @@ func NewStateLogs(meta *metadata.Store, logs *storage.Manager, partitions, segme
 func New(cfg Config, opts Options) *Coordinator {
 	cfg.fillDefaults()
 	c := &Coordinator{cfg: cfg, clock: opts.Clock, logs: opts.Logs, markers: opts.Markers, pids: opts.ProducerIDs,
-		completeOffsets: opts.CompleteOffsets, spawn: opts.Go, logger: opts.Logger}
+		completeOffsets: opts.CompleteOffsets, spawn: opts.Go, logger: opts.Logger, resigned: map[int32]bool{}}
 	if c.clock == nil {
 		c.clock = coordinator.SystemClock{}
 	}
@@ -159,6 +165,9 @@ func (c *Coordinator) Load() (skipped int, err error) {
 func (c *Coordinator) Unload() {
 	partitions := c.rt.Partitions()
 	c.rt.UnloadAll()
+	c.mu.Lock()
+	c.resigned = map[int32]bool{}
+	c.mu.Unlock()
 	c.logger.Info("unloading every transactional id: __transaction_state was deleted", "partitions", len(partitions))
 }
 
@@ -167,11 +176,29 @@ func (c *Coordinator) Unload() {
 func (c *Coordinator) Close() { c.rt.UnloadAll() }
 
 // UnloadPartition stops coordinating one partition's transactional ids,
-// as when its leadership moves; LoadPartition takes it back.
-func (c *Coordinator) UnloadPartition(p int32) { c.rt.Unload(p) }
+// as when its leadership moves away: they answer NOT_COORDINATOR until
+// LoadPartition takes the partition back.
+func (c *Coordinator) UnloadPartition(p int32) {
+	c.mu.Lock()
+	c.resigned[p] = true
+	c.mu.Unlock()
+	c.rt.Unload(p)
+}
 
-// LoadPartition loads one partition of __transaction_state.
-func (c *Coordinator) LoadPartition(p int32) error { return c.rt.Load(p) }
+// LoadPartition loads one partition of __transaction_state, as when this
+// broker becomes its leader.
+func (c *Coordinator) LoadPartition(p int32) error {
+	c.mu.Lock()
+	delete(c.resigned, p)
+	c.mu.Unlock()
+	return c.rt.Load(p)
+}
+
+func (c *Coordinator) isResigned(p int32) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.resigned[p]
+}
 
 // shardFor is the loaded partition of a transactional id, loading it when
 // the topic exists and it is not yet.
@@ -180,7 +207,7 @@ func (c *Coordinator) shardFor(transactionalID string) (int32, error) {
 	if c.rt.Loaded(p) {
 		return p, nil
 	}
-	if c.rt.Failed(p) != nil {
+	if c.rt.Failed(p) != nil || c.isResigned(p) {
 		return p, kerr.NotCoordinator
 	}
 	if !c.topicExists() {
