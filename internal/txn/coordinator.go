@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -28,6 +29,10 @@ type Coordinator struct {
 	spawn           func(func())
 	logger          *slog.Logger
 	rt              *coordinator.Runtime[*stateShard]
+
+	// started is when the coordinator started: Kafka's periodic scans
+	// for timed-out transactions and expired ids count from it.
+	started time.Time
 
 	mu sync.Mutex
 	// resigned are the partitions UnloadPartition gave up: they answer
@@ -86,6 +91,7 @@ func New(cfg Config, opts Options) *Coordinator {
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
+	c.started = c.clock.Now()
 	c.rt = coordinator.New(coordinator.Options[*stateShard]{Logs: c.logs, Clock: c.clock, Logger: c.logger,
 		NewShard: func(ctx *coordinator.Context) *stateShard { return newStateShard(c, ctx) }})
 	return c
@@ -288,4 +294,15 @@ func (c *Coordinator) update(p int32, op func(s *stateShard)) error {
 // partition lands or fails.
 func (c *Coordinator) settled(transactionalID string) <-chan struct{} {
 	return c.rt.Settled(c.PartitionFor(transactionalID))
+}
+
+// scanAfter is the first of Kafka's periodic scans, every interval since
+// the coordinator started, at or after t: a keyed timer fires when the
+// scan Kafka runs would have found what it is set for.
+func (c *Coordinator) scanAfter(t time.Time, interval time.Duration) time.Time {
+	if interval <= 0 || !t.After(c.started) {
+		return t
+	}
+	n := (t.Sub(c.started) + interval - 1) / interval
+	return c.started.Add(n * interval)
 }

@@ -122,22 +122,27 @@ func expiryTimer(id string) string { return "expire/" + id }
 func retryTimer(id string) string  { return "complete/" + id }
 
 // scheduleTimers sets the timers of m's state: an open transaction is
-// aborted at its timeout (Kafka scans for them every
-// transaction.abort.timed.out.transaction.cleanup.interval.ms; a keyed
-// timer finds each at its time), and a transactional id with no open
-// transaction is forgotten once idle for transactional.id.expiration.ms.
+// aborted once its timeout has passed, and a transactional id with no
+// open transaction is forgotten once idle for
+// transactional.id.expiration.ms. Kafka scans for both every
+// transaction.abort.timed.out.transaction.cleanup.interval.ms and
+// transaction.remove.expired.transaction.cleanup.interval.ms; a keyed
+// timer per id fires at the scan that would have found it, without a
+// scan.
 func (s *stateShard) scheduleTimers(m *txnMeta) {
 	now := s.ctx.Now()
 	id := m.id
 	if m.state == Ongoing && m.startMs >= 0 {
-		s.ctx.Schedule(abortTimer(id), time.UnixMilli(m.startMs+int64(m.timeoutMs)).Sub(now), func() ([]coordinator.Record, error) {
+		at := s.c.scanAfter(time.UnixMilli(m.startMs+int64(m.timeoutMs)), s.c.cfg.AbortTimedOutInterval)
+		s.ctx.Schedule(abortTimer(id), at.Sub(now), func() ([]coordinator.Record, error) {
 			return s.abortTimedOut(id), nil
 		})
 	} else {
 		s.ctx.Cancel(abortTimer(id))
 	}
 	if m.state.completed() {
-		s.ctx.Schedule(expiryTimer(id), time.UnixMilli(m.lastUpdateMs).Add(s.c.cfg.IDExpiration).Sub(now), func() ([]coordinator.Record, error) {
+		at := s.c.scanAfter(time.UnixMilli(m.lastUpdateMs).Add(s.c.cfg.IDExpiration), s.c.cfg.RemoveExpiredInterval)
+		s.ctx.Schedule(expiryTimer(id), at.Sub(now), func() ([]coordinator.Record, error) {
 			return s.expire(id), nil
 		})
 	} else {
