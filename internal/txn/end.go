@@ -137,29 +137,25 @@ func (c *Coordinator) complete(p int32, id string) {
 // writeMarkers writes job's markers and waits until they are durable,
 // then tells the group coordinator when __consumer_offsets had one.
 func (c *Coordinator) writeMarkers(p int32, id string, job *completion) error {
-	ctx := context.Background()
+	if c.markers == nil {
+		return nil
+	}
+	markers := make([]Marker, len(job.partitions))
+	for i, tp := range job.partitions {
+		markers[i] = Marker{TopicPartition: tp, ProducerID: job.producerID, ProducerEpoch: job.epoch,
+			Commit: job.commit, StatePartition: p, TransactionVersion: job.version}
+	}
 	offsets := false
-	var waits []Durable
-	for _, tp := range job.partitions {
-		if c.markers == nil {
-			break
-		}
-		d, err := c.markers.WriteMarker(Marker{TopicPartition: tp, ProducerID: job.producerID, ProducerEpoch: job.epoch,
-			Commit: job.commit, StatePartition: p, TransactionVersion: job.version})
-		if errors.Is(err, ErrPartitionGone) || errors.Is(err, ErrMarkerFenced) {
+	for i, err := range c.markers.WriteMarkers(context.Background(), markers) {
+		tp := markers[i].TopicPartition
+		switch {
+		case errors.Is(err, ErrPartitionGone) || errors.Is(err, ErrMarkerFenced):
 			c.logger.Info("skipping a transaction marker", "transactional.id", id, "topic", tp.Topic,
 				"partition", tp.Partition, "reason", err)
-			continue
-		}
-		if err != nil {
+		case err != nil:
 			return err
-		}
-		waits = append(waits, d)
-		offsets = offsets || tp.Topic == metadata.ConsumerOffsetsTopic
-	}
-	for _, d := range waits {
-		if err := d(ctx); err != nil {
-			return err
+		default:
+			offsets = offsets || tp.Topic == metadata.ConsumerOffsetsTopic
 		}
 	}
 	if offsets && c.completeOffsets != nil {

@@ -70,20 +70,23 @@ type memMarkers struct {
 	fail    error
 }
 
-func (w *memMarkers) WriteMarker(m Marker) (Durable, error) {
+func (w *memMarkers) WriteMarkers(_ context.Context, markers []Marker) []error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gone[m.Topic] {
-		return nil, ErrPartitionGone
+	errs := make([]error, len(markers))
+	for i, m := range markers {
+		switch {
+		case w.gone[m.Topic]:
+			errs[i] = ErrPartitionGone
+		case w.fenced[m.Topic]:
+			errs[i] = ErrMarkerFenced
+		case w.fail != nil:
+			errs[i] = w.fail
+		default:
+			w.written = append(w.written, m)
+		}
 	}
-	if w.fenced[m.Topic] {
-		return nil, ErrMarkerFenced
-	}
-	if w.fail != nil {
-		return nil, w.fail
-	}
-	w.written = append(w.written, m)
-	return noWait, nil
+	return errs
 }
 
 func (w *memMarkers) take() []Marker {
@@ -275,7 +278,6 @@ func wantErr(t *testing.T, what string, got, want error) {
 }
 
 func tp(topic string, p int32) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
-func noWait(context.Context) error            { return nil }
 
 // setEpoch puts a transactional id's epoch where a test needs it, behind
 // the state machine's back (reaching an exhausted epoch by bumps would

@@ -26,11 +26,27 @@ func NewLogMarkers(meta *metadata.Store, logs *storage.Manager) *LogMarkers {
 	return &LogMarkers{meta: meta, logs: logs, now: time.Now}
 }
 
-// WriteMarker appends m's control batch to its partition, stamped with
+// WriteMarkers appends each marker to its partition and waits until they
+// are all durable.
+func (w *LogMarkers) WriteMarkers(ctx context.Context, markers []Marker) []error {
+	errs := make([]error, len(markers))
+	waits := make([]Durable, len(markers))
+	for i, m := range markers {
+		waits[i], errs[i] = w.writeMarker(m)
+	}
+	for i, d := range waits {
+		if errs[i] == nil {
+			errs[i] = d(ctx)
+		}
+	}
+	return errs
+}
+
+// writeMarker appends m's control batch to its partition, stamped with
 // the partition's leader epoch as a produce is; its coordinator epoch is
 // the leader epoch of the transaction's __transaction_state partition.
 // A partition whose topic is gone is ErrPartitionGone.
-func (w *LogMarkers) WriteMarker(m Marker) (Durable, error) {
+func (w *LogMarkers) writeMarker(m Marker) (Durable, error) {
 	img := w.meta.Image()
 	t, ok := img.Topic(m.Topic)
 	if !ok {

@@ -25,11 +25,13 @@ type Marker struct {
 	TransactionVersion int8
 }
 
-// MarkerWriter writes transaction markers into partition logs. It is
-// where the coordinator's markers leave its deterministic core; the
-// broker's is LogMarkers.
+// MarkerWriter writes transaction markers to the leaders of their
+// partitions, as Kafka's coordinator sends WriteTxnMarkers: it answers,
+// marker by marker, once each is durable. It is where the coordinator's
+// markers leave its state machine; the broker's is LogMarkers, and a
+// cluster's would send the requests.
 type MarkerWriter interface {
-	WriteMarker(m Marker) (Durable, error)
+	WriteMarkers(ctx context.Context, markers []Marker) []error
 }
 
 // ErrPartitionGone: the marker's partition no longer exists (its topic was
