@@ -46,6 +46,9 @@ type classicGroup struct {
 	newMemberAdded bool
 
 	offsets map[TopicPartition]CommittedOffset
+	// unapplied is the offset writes appended but not yet durable, in
+	// append order (offsets_durable.go).
+	unapplied []*unappliedWrite
 	// txn is the offsets of open transactions (txn_offsets.go).
 	txn groupTxnOffsets
 }

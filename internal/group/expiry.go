@@ -73,6 +73,7 @@ func (g *classicGroup) expire(now time.Time, retention time.Duration) {
 	if g.state == Dead {
 		return
 	}
+	g.catchUp()
 	cg := g.c.consumerGroupOf(g, false)
 	policy, ok := g.expiryPolicy(cg)
 	if !ok {
@@ -86,7 +87,7 @@ func (g *classicGroup) expire(now time.Time, retention time.Duration) {
 		if base.IsZero() {
 			base = time.UnixMilli(o.CommitTimestamp)
 		}
-		if policy.subscribed[tp.Topic] || now.Sub(base) < retention || g.hasPending(tp) {
+		if policy.subscribed[tp.Topic] || now.Sub(base) < retention || g.hasPending(tp) || g.unappliedCommit(tp) {
 			all = false
 			continue
 		}
@@ -96,19 +97,16 @@ func (g *classicGroup) expire(now time.Time, retention time.Duration) {
 	for _, tp := range expired {
 		recs = append(recs, Record{Key: offsetCommitKey(g.id, tp)})
 	}
-	deleteGroup := all && len(g.txn.pending) == 0 && g.isEmptyForExpiry(cg)
+	deleteGroup := all && len(g.txn.pending) == 0 && len(g.unapplied) == 0 && g.isEmptyForExpiry(cg)
 	if deleteGroup {
 		recs = append(recs, g.groupTombstones(cg)...)
 	}
 	if len(recs) == 0 {
 		return
 	}
-	if _, err := g.c.append(g.id, recs); err != nil {
+	if _, err := g.appendOffsets(recs); err != nil {
 		g.c.logger.Warn("writing expired offsets", "group", g.id, "err", err)
 		return
-	}
-	for _, tp := range expired {
-		g.deleteOffset(tp)
 	}
 	if len(expired) > 0 {
 		g.c.logger.Debug("expired committed offsets", "group", g.id, "partitions", len(expired))

@@ -152,11 +152,7 @@ func (c *Coordinator) apply(d decoded, now time.Time) {
 		if g.state == Dead {
 			g.state = Empty
 		}
-		if d.offset == nil {
-			g.deleteOffset(d.tp)
-		} else {
-			g.setOffset(d.tp, *d.offset)
-		}
+		g.replayOffset(d)
 		g.mu.Unlock()
 	case keyGroupMetadata:
 		g := c.group(d.group, true)

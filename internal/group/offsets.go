@@ -77,21 +77,13 @@ func (c *Coordinator) CommitOffsets(req CommitRequest) (*kerr.Error, []*kerr.Err
 		recs = append(recs, Record{Key: offsetCommitKey(g.id, o.TopicPartition), Value: offsetCommitValue(co)})
 		stored = append(stored, i)
 	}
-	wait, err := c.append(g.id, recs)
+	wait, err := g.appendOffsets(recs)
 	if err != nil {
 		c.logger.Warn("writing offsets", "group", g.id, "err", err)
 		for _, i := range stored {
 			errs[i] = kerr.CoordinatorNotAvailable
 		}
 		return nil, errs, noWait
-	}
-	for _, i := range stored {
-		o := req.Offsets[i]
-		md := ""
-		if o.Metadata != nil {
-			md = *o.Metadata
-		}
-		g.setOffset(o.TopicPartition, CommittedOffset{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, Metadata: md, CommitTimestamp: now.UnixMilli()})
 	}
 	return nil, errs, wait
 }
@@ -160,6 +152,7 @@ func (c *Coordinator) fetchOffsets(groupID string, partitions []TopicPartition, 
 	if g.state == Dead {
 		return kerr.GroupIDNotFound, nil
 	}
+	g.catchUp()
 	var out []FetchedOffset
 	if partitions == nil {
 		out = make([]FetchedOffset, 0, len(g.offsets))
@@ -225,10 +218,10 @@ func (c *Coordinator) DeleteOffsets(groupID string, partitions []TopicPartition)
 			return kerr.NonEmptyGroup, nil, noWait
 		}
 	}
+	g.catchUp()
 	subscribed := g.subscribedTopics()
 	errs := make([]*kerr.Error, len(partitions))
 	var recs []Record
-	var gone []TopicPartition
 	for i, tp := range partitions {
 		if g.state != Empty && (subscribed == nil || subscribed[tp.Topic]) {
 			errs[i] = kerr.GroupSubscribedToTopic
@@ -236,17 +229,13 @@ func (c *Coordinator) DeleteOffsets(groupID string, partitions []TopicPartition)
 		}
 		// Kafka also writes the tombstone for an offset that is only
 		// pending in a transaction, which drops it.
-		if _, ok := g.offsets[tp]; ok || g.hasPending(tp) {
+		if _, ok := g.offsets[tp]; ok || g.hasPending(tp) || g.unappliedCommit(tp) {
 			recs = append(recs, Record{Key: offsetCommitKey(g.id, tp)})
-			gone = append(gone, tp)
 		}
 	}
-	wait, err := c.append(g.id, recs)
+	wait, err := g.appendOffsets(recs)
 	if err != nil {
 		return kerr.CoordinatorNotAvailable, nil, noWait
-	}
-	for _, tp := range gone {
-		g.deleteOffset(tp)
 	}
 	return nil, errs, wait
 }
@@ -297,6 +286,7 @@ func (c *Coordinator) DeleteGroups(ids []string) ([]*kerr.Error, Durable) {
 		case Stable, PreparingRebalance, CompletingRebalance:
 			errs[i] = kerr.NonEmptyGroup
 		default:
+			g.catchUp()
 			recs := append(g.offsetTombstones(), g.groupTombstones(c.consumerGroupOf(g, false))...)
 			wait, err := c.append(g.id, recs)
 			if err != nil {

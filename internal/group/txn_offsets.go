@@ -229,6 +229,9 @@ func (g *classicGroup) offsetTombstones() []Record {
 			add(tp)
 		}
 	}
+	for _, tp := range g.unappliedPartitions() {
+		add(tp)
+	}
 	slices.SortFunc(tps, compareTP)
 	recs := make([]Record, len(tps), len(tps)+1)
 	for i, tp := range tps {
@@ -252,6 +255,9 @@ func (g *classicGroup) hasPending(tp TopicPartition) bool {
 // epoch is older than the transaction's, which a marker the log accepted
 // cannot be.
 func (g *classicGroup) completeTxn(producerID int64, epoch int16, commit bool) bool {
+	// Plain commits appended before the marker and durable with it are
+	// replayed first, so the log's order decides which offset stands.
+	g.catchUp()
 	p := g.txn.pending[producerID]
 	if p == nil {
 		return true
