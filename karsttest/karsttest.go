@@ -146,3 +146,10 @@ func (b *Broker) RequestsHandled() int64 { return b.node.Stats().RequestsHandled
 // Authentications counts SASL authentications and re-authentications
 // that succeeded.
 func (b *Broker) Authentications() int64 { return b.node.Stats().Authentications.Load() }
+
+// ReloadGroupPartition unloads one __consumer_offsets partition from the
+// group coordinator and loads it again from its log, while the broker
+// serves.
+func (b *Broker) ReloadGroupPartition(partition int32) error {
+	return b.node.ReloadGroupPartition(partition)
+}

@@ -30,6 +30,10 @@ type Coordinator struct {
 	// offline are the partitions whose load failed (offline.go); nil
 	// when every partition loaded.
 	offline *OfflinePartitions
+	// unloaded are the partitions resigned by UnloadPartition and not
+	// loaded again (partition_load.go), of unloadedOf partitions.
+	unloaded   map[int32]bool
+	unloadedOf int32
 }
 
 // Options are a coordinator's collaborators; zero values pick the wall

@@ -39,6 +39,11 @@ type Replayer interface {
 // partition that cannot be read (PartitionLoadError) is taken offline
 // alone, its groups answering NOT_COORDINATOR, and is not an error.
 func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
+	return c.load(r, func(string) bool { return true })
+}
+
+// load replays r into the groups owns says belong to what is loaded.
+func (c *Coordinator) load(r Replayer, owns func(groupID string) bool) (skipped int, err error) {
 	now := c.clock.Now()
 	// open is, per partition, the groups each producer has pending
 	// offsets in since its last marker there.
@@ -80,7 +85,7 @@ func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 	c.mu.Lock()
 	for id, g := range c.groups {
 		switch {
-		case g.state != Dead:
+		case !owns(id), g.state != Dead:
 		case len(g.txn.pending) == 0:
 			delete(c.groups, id)
 		default:
@@ -89,7 +94,7 @@ func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 	}
 	c.mu.Unlock()
 	c.rebuildTxnIndex()
-	c.startLoadedSessions()
+	c.startLoadedSessions(owns)
 	return skipped, err
 }
 

@@ -93,9 +93,12 @@ func loadedMember(vm *kmsg.GroupMetadataValueMember, protocolType, protocol stri
 // expires after its session timeout and the group rebalances without it.
 // A group over group.max.size (the setting may have changed) rebalances
 // at once, as in Kafka.
-func (c *Coordinator) startLoadedSessions() {
+func (c *Coordinator) startLoadedSessions(owns func(groupID string) bool) {
 	now := c.clock.Now()
 	for _, g := range c.snapshot() {
+		if !owns(g.id) {
+			continue
+		}
 		g.mu.Lock()
 		for _, m := range g.members {
 			m.deadline = now.Add(m.sessionTimeout)

@@ -108,9 +108,9 @@ func (c *Coordinator) takeOffline(failed []*PartitionLoadError) {
 // failed, nil otherwise.
 func (c *Coordinator) unavailable(groupID string) *kerr.Error {
 	c.mu.RLock()
-	off := c.offline
+	off, resigned := c.offline, len(c.unloaded) > 0 && c.unloaded[PartitionFor(groupID, c.unloadedOf)]
 	c.mu.RUnlock()
-	if off.Holds(groupID) {
+	if resigned || off.Holds(groupID) {
 		return kerr.NotCoordinator
 	}
 	return nil

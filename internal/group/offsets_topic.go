@@ -175,3 +175,25 @@ func replayBatch(b record.Batch, partition int32, fn func(StoredRecord) error) e
 		return fn(sr)
 	})
 }
+
+// Partition replays one partition's records, for LoadPartition.
+func (o *OffsetsTopic) Partition(partition int32) Replayer {
+	return replayFunc(func(fn func(StoredRecord) error) error {
+		t, ok := o.meta.Image().Topic(metadata.ConsumerOffsetsTopic)
+		if !ok {
+			return nil
+		}
+		part, open := o.logs.Get(metadata.ConsumerOffsetsTopic, partition)
+		if !open {
+			return &PartitionLoadError{Partition: partition, Partitions: int32(len(t.Partitions)),
+				Err: fmt.Errorf("%s-%d: the log is not open", metadata.ConsumerOffsetsTopic, partition)}
+		}
+		_, err := replayLog(part.Log, partition, nil, fn)
+		return err
+	})
+}
+
+// replayFunc is a Replayer made of a function.
+type replayFunc func(fn func(StoredRecord) error) error
+
+func (f replayFunc) Replay(fn func(StoredRecord) error) error { return f(fn) }

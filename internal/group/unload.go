@@ -19,6 +19,7 @@ func (c *Coordinator) Unload() {
 	c.groups = map[string]*classicGroup{}
 	c.consumer.groups = nil
 	c.offline = nil // the partitions that failed to load are gone too
+	c.unloaded = nil
 	c.mu.Unlock()
 	c.logger.Info("unloading every group: __consumer_offsets was deleted", "groups", len(groups))
 	go c.retire(groups)
