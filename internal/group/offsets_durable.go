@@ -18,7 +18,9 @@ import (
 // unappliedWrite is records a group appended that are not known to be
 // durable yet.
 type unappliedWrite struct {
-	records []Record
+	// records are the offset records appended, decoded once: what is
+	// replayed is the records, as Kafka replays its typed records.
+	records []decoded
 	durable Durable
 	// err is why the records never became durable; they are dropped,
 	// as Kafka reverts its state to the last committed offset.
@@ -44,7 +46,12 @@ func (g *classicGroup) appendOffsets(recs []Record) (Durable, error) {
 	if err != nil || len(recs) == 0 {
 		return wait, err
 	}
-	w := &unappliedWrite{records: recs, durable: wait}
+	w := &unappliedWrite{durable: wait}
+	for _, r := range recs {
+		if d, err := decodeRecord(r.Key, r.Value); err == nil && d.kind == keyOffsetCommit {
+			w.records = append(w.records, d)
+		}
+	}
 	g.unapplied = append(g.unapplied, w)
 	g.catchUp()
 	return func(ctx context.Context) error {
@@ -78,10 +85,8 @@ func (g *classicGroup) catchUp() {
 		if g.state == Dead {
 			continue // deleted after the append; its records are moot
 		}
-		for _, r := range w.records {
-			if d, err := decodeRecord(r.Key, r.Value); err == nil && d.kind == keyOffsetCommit {
-				g.replayOffset(d)
-			}
+		for _, d := range w.records {
+			g.replayOffset(d)
 		}
 	}
 }
@@ -100,8 +105,8 @@ func (g *classicGroup) replayOffset(d decoded) {
 // commits or deletes tp; the caller holds g.mu.
 func (g *classicGroup) unappliedCommit(tp TopicPartition) bool {
 	for _, w := range g.unapplied {
-		for _, r := range w.records {
-			if d, err := decodeRecord(r.Key, r.Value); err == nil && d.kind == keyOffsetCommit && d.tp == tp {
+		for _, d := range w.records {
+			if d.tp == tp {
 				return true
 			}
 		}
@@ -114,10 +119,8 @@ func (g *classicGroup) unappliedCommit(tp TopicPartition) bool {
 func (g *classicGroup) unappliedPartitions() []TopicPartition {
 	var out []TopicPartition
 	for _, w := range g.unapplied {
-		for _, r := range w.records {
-			if d, err := decodeRecord(r.Key, r.Value); err == nil && d.kind == keyOffsetCommit {
-				out = append(out, d.tp)
-			}
+		for _, d := range w.records {
+			out = append(out, d.tp)
 		}
 	}
 	return out
