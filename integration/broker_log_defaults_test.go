@@ -151,3 +151,38 @@ func (c *batchCodecs) of(topic string) []uint8 {
 	defer c.mu.Unlock()
 	return slices.Clone(c.byTopic[topic])
 }
+
+// TestBrokerDefaultProducerIDExpirationApplies: producer.id.expiration.ms
+// changed as a cluster-wide dynamic default reaches the partition logs, so
+// the next retention pass forgets an idle idempotent producer, as Kafka's
+// ProducerStateManager does; it had kept Kafka's one day whatever was set.
+func TestBrokerDefaultProducerIDExpirationApplies(t *testing.T) {
+	_, ctx, cl, adm := retentionBroker(t)
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "idle"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "idle", Value: []byte("v")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	producers := func() int {
+		described, err := adm.DescribeProducers(ctx, kadm.TopicsSet{"idle": {0: {}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := described.SortedPartitions()
+		if len(p) != 1 || p[0].Err != nil {
+			t.Fatalf("describe producers: %+v", p)
+		}
+		return len(p[0].ActiveProducers)
+	}
+	if n := producers(); n != 1 {
+		t.Fatalf("%d active producers after an idempotent produce, want 1", n)
+	}
+	alterBrokerDefault(ctx, t, adm, kadm.AlterConfig{Name: "producer.id.expiration.ms", Value: ptr("1")})
+	for producers() != 0 {
+		if ctx.Err() != nil {
+			t.Fatal("producer.id.expiration.ms=1 never expired the idle producer")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -326,7 +326,7 @@ func (n *Node) openStorage(cfg *Config) error {
 		if img := applying.Load(); img != nil {
 			dyn = img
 		}
-		c := storage.LogConfig(n.logConfigs.Topic(dyn, topic))
+		c := storage.LogConfig(n.logConfigs.Broker(dyn), n.logConfigs.Topic(dyn, topic))
 		c.DirFailures = n.dirFailures
 		return c
 	}

@@ -10,13 +10,15 @@ import (
 )
 
 // LogConfig is the configuration of a partition log of a topic whose
-// configuration is tc (see config.LogConfigs). A topic that sets
+// configuration is tc on a broker configured as broker (both from
+// config.LogConfigs; the broker gives producer.id.expiration.ms). A topic that sets
 // flush.messages or flush.ms — itself or through the broker's
 // log.flush.* keys — gets Kafka's page-cache durability with those flush
 // intervals; otherwise every acknowledged write is fsynced, which Kafka's
 // defaults (never flush) would turn off.
-func LogConfig(tc *config.TopicConfig) klog.Config {
+func LogConfig(broker *config.Broker, tc *config.TopicConfig) klog.Config {
 	cfg := klog.DefaultConfig()
+	cfg.ProducerIDExpiration = millis(int64(broker.Int("producer.id.expiration.ms")))
 	cfg.SegmentBytes = int64(tc.SegmentBytes)
 	cfg.SegmentTime = millis(tc.MaxSegmentMs())
 	cfg.SegmentIndexBytes = int(tc.SegmentIndexBytes)

@@ -9,7 +9,7 @@ import (
 	"github.com/karst-broker/karst/internal/record"
 )
 
-func topicConfig(t *testing.T, broker map[string]string, overrides map[string]string) *config.TopicConfig {
+func logConfig(t *testing.T, broker map[string]string, overrides map[string]string) klog.Config {
 	t.Helper()
 	props := map[string]string{"node.id": "1"}
 	for k, v := range broker {
@@ -23,15 +23,15 @@ func topicConfig(t *testing.T, broker map[string]string, overrides map[string]st
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tc
+	return LogConfig(b, tc)
 }
 
 func TestLogConfigAppliesOverrides(t *testing.T) {
-	cfg := LogConfig(topicConfig(t, nil, map[string]string{
+	cfg := logConfig(t, nil, map[string]string{
 		"segment.bytes": "1048576", "retention.ms": "-1", "retention.bytes": "5000",
 		"message.timestamp.type": "LogAppendTime", "max.message.bytes": "2097152", "cleanup.policy": "delete",
 		"message.timestamp.before.max.ms": "0",
-	}))
+	})
 	if cfg.SegmentBytes != 1<<20 || cfg.RetentionTime >= 0 || cfg.RetentionBytes != 5000 ||
 		cfg.TimestampType != record.LogAppendTime || cfg.MaxMessageBytes != 2<<20 || cfg.TimestampBeforeMax != time.Nanosecond {
 		t.Fatalf("overrides not applied: %+v", cfg)
@@ -39,7 +39,7 @@ func TestLogConfigAppliesOverrides(t *testing.T) {
 	if cfg.Durability != klog.GroupCommit {
 		t.Fatal("durability changed without flush settings")
 	}
-	paged := LogConfig(topicConfig(t, nil, map[string]string{"flush.ms": "1000"}))
+	paged := logConfig(t, nil, map[string]string{"flush.ms": "1000"})
 	if paged.Durability != klog.PageCache || paged.FlushInterval != time.Second {
 		t.Fatalf("flush.ms did not choose page-cache durability: %+v", paged)
 	}
@@ -47,24 +47,26 @@ func TestLogConfigAppliesOverrides(t *testing.T) {
 
 // TestLogConfigTakesTheBrokerDefaults: a topic without overrides gets the
 // broker's log.* values, and the broker's log.flush.* keys choose page-cache
-// durability as a topic's own flush.* would.
+// durability as a topic's own flush.* would; producer.id.expiration.ms
+// reaches the log's producer state.
 func TestLogConfigTakesTheBrokerDefaults(t *testing.T) {
-	cfg := LogConfig(topicConfig(t, map[string]string{"log.retention.minutes": "5", "log.segment.bytes": "2097152",
-		"log.flush.interval.messages": "10"}, nil))
-	if cfg.RetentionTime != 5*time.Minute || cfg.SegmentBytes != 2<<20 || cfg.Durability != klog.PageCache || cfg.FlushMessages != 10 {
+	cfg := logConfig(t, map[string]string{"log.retention.minutes": "5", "log.segment.bytes": "2097152",
+		"log.flush.interval.messages": "10", "producer.id.expiration.ms": "5000"}, nil)
+	if cfg.RetentionTime != 5*time.Minute || cfg.SegmentBytes != 2<<20 || cfg.Durability != klog.PageCache || cfg.FlushMessages != 10 ||
+		cfg.ProducerIDExpiration != 5*time.Second {
 		t.Fatalf("broker defaults not applied: %+v", cfg)
 	}
-	if d := LogConfig(topicConfig(t, nil, nil)); d.Durability != klog.GroupCommit || d.RetentionTime != 7*24*time.Hour {
+	if d := logConfig(t, nil, nil); d.Durability != klog.GroupCommit || d.RetentionTime != 7*24*time.Hour {
 		t.Fatalf("Kafka's defaults: %+v", d)
 	}
 }
 
 func TestLogConfigCompactOnlyTurnsRetentionOff(t *testing.T) {
 	for policy, off := range map[string]bool{"compact": true, "delete": false, "compact,delete": false, "delete, compact": false} {
-		if got := LogConfig(topicConfig(t, nil, map[string]string{"cleanup.policy": policy})).RetentionOff; got != off {
+		if got := logConfig(t, nil, map[string]string{"cleanup.policy": policy}).RetentionOff; got != off {
 			t.Errorf("cleanup.policy=%s: retention off %v, want %v", policy, got, off)
 		}
-		if got := LogConfig(topicConfig(t, map[string]string{"log.cleanup.policy": policy}, nil)).RetentionOff; got != off {
+		if got := logConfig(t, map[string]string{"log.cleanup.policy": policy}, nil).RetentionOff; got != off {
 			t.Errorf("log.cleanup.policy=%s: retention off %v, want %v", policy, got, off)
 		}
 	}
