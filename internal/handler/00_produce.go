@@ -122,7 +122,10 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 			if code != 0 {
 				po.ErrorCode = code
 				if code == kerr.NotLeaderForPartition.Code && r.Version() >= 10 {
-					po.CurrentLeader = currentLeader(topic, rp.Partition)
+					// KIP-951, from the metadata as Kafka's getCurrentLeader
+					// (-1 once offline). No node endpoint goes with it: the
+					// only node a single Karst knows is itself.
+					po.CurrentLeader.LeaderID, po.CurrentLeader.LeaderEpoch = meta.Leader, meta.LeaderEpoch
 				}
 				continue
 			}
@@ -192,18 +195,6 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 		}
 		return resp
 	}}
-}
-
-// currentLeader is the leader Produce v10+ names beside
-// NOT_LEADER_OR_FOLLOWER (KIP-951), from the metadata as Kafka's
-// getCurrentLeader: -1 once the partition went offline. No node endpoint
-// goes with it: the only node a single Karst knows is itself.
-func currentLeader(topic *metadata.Topic, partition int32) kmsg.ProduceResponseTopicPartitionCurrentLeader {
-	out := kmsg.NewProduceResponseTopicPartitionCurrentLeader()
-	if meta, ok := topic.Partition(partition); ok {
-		out.LeaderID, out.LeaderEpoch = meta.Leader, meta.LeaderEpoch
-	}
-	return out
 }
 
 // transactionalBatch: the first batch of records has the transactional

@@ -76,7 +76,8 @@ type fetchTarget struct {
 	epoch   int32
 	session *fetchsession.Partition // nil without a session
 
-	part   *storage.Partition // nil when code is set before reading
+	part   *storage.Partition  // nil when code is set before reading
+	meta   *metadata.Partition // nil when the topic lacks the partition
 	out    fetchAnswer
 	region fileRegion // where the records to send lie
 	// signal is part's append signal, taken before each read.
@@ -234,7 +235,7 @@ func (b *Broker) resolveFetchTarget(img *metadata.Image, t *fetchTarget) {
 		t.out.ErrorCode = code
 		return
 	}
-	t.part, _, t.out.ErrorCode = b.leaderPartition(topic, t.key.Partition, t.epoch)
+	t.part, t.meta, t.out.ErrorCode = b.leaderPartition(topic, t.key.Partition, t.epoch)
 }
 
 func anyResolveError(targets []fetchTarget) bool {
@@ -353,6 +354,10 @@ func assembleFetch(resp *kmsg.FetchResponse, targets []fetchTarget, incremental 
 		out.Partition, out.ErrorCode = t.key.Partition, t.out.ErrorCode
 		out.HighWatermark, out.LastStableOffset, out.LogStartOffset = t.out.HighWatermark, t.out.LastStableOffset, t.out.LogStartOffset
 		out.AbortedTransactions = t.out.AbortedTransactions
+		if resp.Version >= 16 && t.meta != nil && (out.ErrorCode == kerr.NotLeaderForPartition.Code || out.ErrorCode == kerr.FencedLeaderEpoch.Code) {
+			// KIP-951, as Kafka's getCurrentLeader: the metadata's leader.
+			out.CurrentLeader.LeaderID, out.CurrentLeader.LeaderEpoch = t.meta.Leader, t.meta.LeaderEpoch
+		}
 		out.PreferredReadReplica = -1
 		out.RecordBatches = []byte{} // Kafka sends empty records, never null
 		all = append(all, out)

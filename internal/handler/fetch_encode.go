@@ -25,7 +25,8 @@ type fileRegion struct {
 }
 
 // encodeFetchBody writes a Fetch response body exactly as kmsg would
-// (versions 4–18, without tagged fields, which Karst never sets), except
+// (versions 4–18; of the tagged fields, only a partition's CurrentLeader,
+// which Karst sets beside NOT_LEADER_OR_FOLLOWER), except
 // that a partition's records come from a file region when it has one:
 // regions[k] for the k-th partition in encoding order (over all topics),
 // none when k is past the end or the region is empty. kmsg cannot do this:
@@ -103,7 +104,7 @@ func encodeFetchBody(resp *kmsg.FetchResponse, regions []fileRegion) []BodyPart 
 				b = append(b, p.RecordBatches...)
 			}
 			if flexible {
-				b = append(b, 0) // no tagged fields
+				b = appendPartitionTags(b, p)
 			}
 		}
 		if flexible {
@@ -116,13 +117,29 @@ func encodeFetchBody(resp *kmsg.FetchResponse, regions []fileRegion) []BodyPart 
 	return append(parts, BodyPart{Bytes: b[start:len(b):len(b)]})
 }
 
+// appendPartitionTags writes a partition's tagged fields: CurrentLeader
+// (tag 1) when it is not the default, as kmsg writes it.
+func appendPartitionTags(b []byte, p *kmsg.FetchResponseTopicPartition) []byte {
+	if p.CurrentLeader.LeaderID == -1 && p.CurrentLeader.LeaderEpoch == -1 {
+		return append(b, 0)
+	}
+	b = append(b, 1, 1, currentLeaderSize) // one field: tag 1, its size
+	b = binary.BigEndian.AppendUint32(b, uint32(p.CurrentLeader.LeaderID))
+	b = binary.BigEndian.AppendUint32(b, uint32(p.CurrentLeader.LeaderEpoch))
+	return append(b, 0) // its own tagged fields: none
+}
+
+// currentLeaderSize is the encoded size of a CurrentLeader: two int32s and
+// an empty tagged-field section.
+const currentLeaderSize = 4 + 4 + 1
+
 // fetchBodySizeBound is at least the byte parts' total size for any
 // version: every length at its widest, records inline counted whether or
 // not a region replaces them.
 func fetchBodySizeBound(resp *kmsg.FetchResponse) int {
 	const (
 		lenMax       = 5 // int32 or uvarint of a uint32
-		partitionMax = 4 + 2 + 8 + 8 + 8 + lenMax + 4 + lenMax + 1
+		partitionMax = 4 + 2 + 8 + 8 + 8 + lenMax + 4 + lenMax + 3 + currentLeaderSize
 		abortedMax   = 8 + 8 + 1
 	)
 	n := 4 + 2 + 4 + lenMax + 1

@@ -45,6 +45,9 @@ func TestFetchBodyMatchesKmsg(t *testing.T) {
 					*p = kmsg.NewFetchResponseTopicPartition()
 					p.Partition, p.ErrorCode, p.HighWatermark = int32(pi), int16(rng.IntN(3)), rng.Int64()
 					p.LastStableOffset, p.LogStartOffset, p.PreferredReadReplica = rng.Int64(), rng.Int64(), -1
+					if v >= 12 && rng.IntN(3) == 0 { // beside NOT_LEADER_OR_FOLLOWER: a leader, or -1 once offline
+						p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = rng.Int32N(3)-1, rng.Int32()
+					}
 					// Aborted transactions: null (read_uncommitted), an
 					// empty list or some entries (read_committed).
 					if n := rng.IntN(5) - 1; n >= 0 {

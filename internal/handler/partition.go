@@ -40,25 +40,27 @@ func requestTopic(img *metadata.Image, byID bool, name string, id [16]byte) (*me
 // client's view of the leader epoch (KIP-320; -1 skips it): an older epoch
 // is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH. Last, a
 // partition whose leader is not this node (another broker, or -1 once it
-// went offline) is NOT_LEADER_OR_FOLLOWER.
+// went offline) is NOT_LEADER_OR_FOLLOWER. The metadata partition is
+// returned whenever the topic has it, errors included, for the leader that
+// Produce and Fetch name beside NOT_LEADER_OR_FOLLOWER.
 func (b *Broker) leaderPartition(topic *metadata.Topic, partition, currentLeaderEpoch int32) (*storage.Partition, *metadata.Partition, int16) {
 	meta, found := topic.Partition(partition)
 	if !found {
 		return nil, nil, kerr.UnknownTopicOrPartition.Code
 	}
 	if b.opts.Storage.Offline(topic.Name, partition) {
-		return nil, nil, kerr.KafkaStorageError.Code
+		return nil, meta, kerr.KafkaStorageError.Code
 	}
 	part, open := b.opts.Storage.Get(topic.Name, partition)
 	switch {
 	case !open:
-		return nil, nil, kerr.NotLeaderForPartition.Code
+		return nil, meta, kerr.NotLeaderForPartition.Code
 	case currentLeaderEpoch >= 0 && currentLeaderEpoch < meta.LeaderEpoch:
-		return nil, nil, kerr.FencedLeaderEpoch.Code
+		return nil, meta, kerr.FencedLeaderEpoch.Code
 	case currentLeaderEpoch > meta.LeaderEpoch:
-		return nil, nil, kerr.UnknownLeaderEpoch.Code
+		return nil, meta, kerr.UnknownLeaderEpoch.Code
 	case meta.Leader != b.opts.NodeID:
-		return nil, nil, kerr.NotLeaderForPartition.Code
+		return nil, meta, kerr.NotLeaderForPartition.Code
 	}
 	return part, meta, 0
 }

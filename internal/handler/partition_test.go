@@ -38,8 +38,8 @@ func oneRecordBatch(t *testing.T) []byte {
 // gives a partition's leadership to another node, or to none (-1, an
 // offline partition), Produce, Fetch, ListOffsets, DeleteRecords and
 // WriteTxnMarkers answer NOT_LEADER_OR_FOLLOWER for it, as Kafka's
-// ReplicaManager does (Produce v10+ naming the metadata's leader and epoch,
-// KIP-951), and still serve the partition this node leads.
+// ReplicaManager does (Produce v10+ and Fetch v16+ naming the metadata's
+// leader and epoch, KIP-951), and still serve the partition this node leads.
 func TestDataPathRefusesPartitionsThisNodeDoesNotLead(t *testing.T) {
 	for _, leader := range []int32{metadata.NoLeader, 2} {
 		f := newTxnFixture(t)
@@ -69,9 +69,20 @@ func TestDataPathRefusesPartitionsThisNodeDoesNotLead(t *testing.T) {
 		other := req.Topics[0].Partitions[0]
 		other.Partition = 1
 		req.Topics[0].Partitions = append(req.Topics[0].Partitions, other)
-		for _, p := range f.fetchOn(ctx, req, 12).Topics[0].Partitions {
-			if want := map[int32]int16{0: notLeader, 1: 0}[p.Partition]; p.ErrorCode != want {
-				t.Errorf("leader %d: fetch of partition %d answered %d, want %d", leader, p.Partition, p.ErrorCode, want)
+		req.Topics[0].TopicID = tp.ID
+		for _, v := range []int16{12, 16} {
+			for _, p := range f.fetchOn(ctx, req, v).Topics[0].Partitions {
+				if want := map[int32]int16{0: notLeader, 1: 0}[p.Partition]; p.ErrorCode != want {
+					t.Errorf("leader %d: fetch v%d of partition %d answered %d, want %d", leader, v, p.Partition, p.ErrorCode, want)
+				}
+				// KIP-951: from v16 the metadata's leader goes with the error.
+				want := kmsg.NewFetchResponseTopicPartitionCurrentLeader()
+				if v >= 16 && p.Partition == 0 {
+					want.LeaderID, want.LeaderEpoch = leader, tp.Partitions[0].LeaderEpoch
+				}
+				if p.CurrentLeader.LeaderID != want.LeaderID || p.CurrentLeader.LeaderEpoch != want.LeaderEpoch {
+					t.Errorf("leader %d: fetch v%d of partition %d named current leader %+v, want %+v", leader, v, p.Partition, p.CurrentLeader, want)
+				}
 			}
 		}
 		cancel()
