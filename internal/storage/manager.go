@@ -65,6 +65,8 @@ type Manager struct {
 	// recoveryThreads bounds the partitions opened or closed at once
 	// (num.recovery.threads.per.data.dir).
 	recoveryThreads atomic.Int32
+
+	hooks copyHooks
 }
 
 // SetRecoveryThreads sets how many partitions are opened or closed at once.
@@ -357,6 +359,26 @@ func (m *Manager) RunRetention(ctx context.Context, interval time.Duration) {
 						"log_start_offset", p.Log.LogStartOffset())
 				}
 			}
+			m.futureRetention()
+		}
+	}
+}
+
+// futureRetention applies retention to the copies of moves under way too,
+// as Kafka's cleanupLogs does to its future logs; their log start also
+// follows the current log's as they copy (see followLogStart).
+func (m *Manager) futureRetention() {
+	m.mu.Lock()
+	futures := make([]*klog.Log, 0, len(m.moves))
+	for _, mv := range m.moves {
+		futures = append(futures, mv.future)
+	}
+	m.mu.Unlock()
+	for _, l := range futures {
+		// A move abandoned or restarted meanwhile closed its log: nothing
+		// is left to delete from it.
+		if _, err := l.DeleteOldSegments(); err != nil && !errors.Is(err, klog.ErrClosed) && !l.Offline() {
+			m.logger.Warn("retention of a partition's copy in another log dir", "dir", l.Dir(), "err", err)
 		}
 	}
 }

@@ -33,6 +33,13 @@ const FutureSuffix = "-future"
 // moveCopyBytes is how much of the log one copy step reads.
 const moveCopyBytes = 1 << 20
 
+// copyHooks let the package's tests stop a move between copy steps; nil
+// in the broker.
+type copyHooks struct {
+	stepBytes  int    // bytes read by one copy step (0: moveCopyBytes)
+	beforeStep func() // called before each copy step outside the swap
+}
+
 // move is a partition being copied into another log dir, Kafka's future
 // replica: a log beside the current one that catches up with it and then
 // takes its place.
@@ -134,7 +141,10 @@ func (m *Manager) runMove(mv *move) {
 		default:
 		}
 		signal := mv.from.Log.AppendSignal()
-		copied, err := m.copyStep(mv, &buf)
+		if m.hooks.beforeStep != nil {
+			m.hooks.beforeStep()
+		}
+		copied, err := m.copyStep(mv, &buf, false)
 		if err != nil {
 			m.logger.Warn("moving a partition to another log dir stopped", "partition", mv.from.TopicPartition.String(), "err", err)
 			m.abandon(mv)
@@ -156,13 +166,26 @@ func (m *Manager) runMove(mv *move) {
 }
 
 // copyStep appends to the future log the next whole batches of the
-// current one; it reports whether it copied any.
-func (m *Manager) copyStep(mv *move, buf *[]byte) (bool, error) {
+// current one; it reports whether it copied any. The future log's start
+// follows the current log's, which retention and DeleteRecords move on
+// while the copy runs, as Kafka's future replica takes the log start
+// offset of each fetch from the current one (maybeIncrementLogStartOffset);
+// when the current log has deleted past what was copied, the copy starts
+// again at its log start, as Kafka's truncateFullyAndStartAt on an
+// out-of-range fetch (the move used to fail there).
+func (m *Manager) copyStep(mv *move, buf *[]byte, locked bool) (bool, error) {
+	if err := m.followLogStart(mv, locked); err != nil {
+		return false, err
+	}
 	next := mv.future.LogEndOffset()
 	if next >= mv.from.Log.LogEndOffset() {
 		return false, nil
 	}
-	data, _, err := mv.from.Log.ReadBytes(*buf, next, moveCopyBytes, true)
+	step := moveCopyBytes
+	if m.hooks.stepBytes > 0 {
+		step = m.hooks.stepBytes
+	}
+	data, _, err := mv.from.Log.ReadBytes(*buf, next, step, true)
 	*buf = data
 	if err != nil {
 		return false, err
@@ -175,6 +198,56 @@ func (m *Manager) copyStep(mv *move, buf *[]byte) (bool, error) {
 		return false, fmt.Errorf("copying into %s: %w", mv.future.Dir(), err)
 	}
 	return true, nil
+}
+
+// followLogStart moves the future log's start up to the current log's,
+// or starts the copy again when the current log no longer holds the next
+// offset to copy; locked says the caller holds m.mu (the swap).
+func (m *Manager) followLogStart(mv *move, locked bool) error {
+	lso := mv.from.Log.LogStartOffset()
+	if lso <= mv.future.LogStartOffset() {
+		return nil
+	}
+	if lso > mv.future.LogEndOffset() {
+		if !locked {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+		}
+		return m.restartCopyLocked(mv)
+	}
+	if _, err := mv.future.DeleteRecords(lso); err != nil {
+		return fmt.Errorf("moving the log start of %s to %d: %w", mv.future.Dir(), lso, err)
+	}
+	return nil
+}
+
+// restartCopyLocked replaces the future log with an empty one starting
+// where the current log starts.
+func (m *Manager) restartCopyLocked(mv *move) error {
+	select {
+	case <-mv.stop:
+		return errors.New("the move was abandoned")
+	default:
+	}
+	old := mv.future
+	if err := old.Close(); err != nil && !old.Offline() {
+		return fmt.Errorf("closing %s: %w", old.Dir(), err)
+	}
+	if err := os.RemoveAll(old.Dir()); err != nil {
+		return fmt.Errorf("%w: removing %s: %v", klog.ErrStorage, old.Dir(), err)
+	}
+	cfg := m.configFor(mv.from.Topic)
+	cfg.Syncer = mv.dest.syncer
+	cfg.LogStartOffset = m.firstBatchBase(mv.from.Log)
+	future, err := klog.Open(old.Dir(), cfg, m.logger)
+	if err != nil {
+		m.failures.MaybeAddOfflineLogDir(mv.dest.path, fmt.Sprintf("Error while creating log for %s in dir %s", filepath.Base(old.Dir()), mv.dest.path), err)
+		return fmt.Errorf("%w: creating the future log of %s in %s: %v", klog.ErrStorage, mv.from.TopicPartition, mv.dest.path, err)
+	}
+	mv.future = future
+	m.logger.Info("the current log was deleted past the copy: copying again from its log start", "partition", mv.from.TopicPartition.String(),
+		"log_start_offset", cfg.LogStartOffset)
+	return nil
 }
 
 // wholeBatches cuts a read short at its last whole batch.
@@ -205,7 +278,7 @@ func (m *Manager) trySwap(mv *move, buf *[]byte) bool {
 	from := mv.from.Log
 	from.Seal()
 	for {
-		copied, err := m.copyStep(mv, buf)
+		copied, err := m.copyStep(mv, buf, true)
 		if err != nil {
 			m.logger.Warn("moving a partition to another log dir stopped", "partition", mv.from.TopicPartition.String(), "err", err)
 			m.abandonLocked(mv.from.TopicPartition)
