@@ -42,7 +42,8 @@ func (img *Image) LogDirsOffline(nodeID int32, online []UUID) []Record {
 // the partitions whose replica on it is recorded in a dir not in online:
 // no longer leader, and out of the ISR unless it is the last member —
 // with eligible leader replicas enabled the ISR empties and the node goes
-// into the ELR, as Kafka's PartitionChangeBuilder does.
+// into the ELR and, as the last leader, the last known ELR, as Kafka
+// 4.4's PartitionChangeBuilder does.
 func (img *Image) offlineReplicaChanges(nodeID int32, online []UUID) []Record {
 	if img.MetadataVersion() < MetadataVersion37IV2 || len(online) == 0 {
 		return nil
@@ -69,8 +70,12 @@ func (img *Image) offlineReplicaChanges(nodeID int32, online []UUID) []Record {
 				if !slices.Equal(targetELR, p.EligibleLeaderReplicas) {
 					c.EligibleLeaderReplicas = targetELR
 				}
-				if lastKnown := unionWithout(p.LastKnownELR, nil, slices.Concat(isr, targetELR)); !slices.Equal(lastKnown, p.LastKnownELR) && len(p.LastKnownELR) > 0 {
-					c.LastKnownELR = lastKnown
+				// Kafka 4.4 keeps the leader of a partition whose ISR
+				// empties as its last known leader
+				// (useLastKnownLeaderInBalancedRecovery, on by default),
+				// which it elects after an unclean shutdown cleared the ELR.
+				if len(isr) == 0 && p.Leader >= 0 && !slices.Equal(p.LastKnownELR, []int32{p.Leader}) {
+					c.LastKnownELR = []int32{p.Leader}
 				}
 			case len(isr) > 0:
 				c.ISR = isr

@@ -63,7 +63,8 @@ func TestFailedLogDirIsRecordedOfflineAndComesBack(t *testing.T) {
 	replaceWithFile(t, filepath.Join(b, ".lock"))
 	n, cl = startOnDirs(t, newErrorMessages(), a, b)
 	back := partitionState(t, n, 1)
-	if back.Leader != 1 || back.LeaderEpoch != offline.LeaderEpoch+1 || !slices.Equal(back.ISR, []int32{1}) || len(back.EligibleLeaderReplicas) != 0 {
+	if back.Leader != 1 || back.LeaderEpoch != offline.LeaderEpoch+1 || !slices.Equal(back.ISR, []int32{1}) ||
+		len(back.EligibleLeaderReplicas) != 0 || len(back.LastKnownELR) != 0 {
 		t.Fatalf("jbod-1 with its dir healthy again: %+v (offline it was %+v)", back, offline)
 	}
 	if reg, _ := n.store.Image().Broker(1); !sameDirSet(reg.LogDirs, []metadata.UUID{idA, idB}) {
@@ -101,12 +102,14 @@ func TestLogDirBrokenWhileDownIsRecordedOfflineAtStart(t *testing.T) {
 }
 
 // checkOfflineRecorded: the partition lost its leader with one epoch
-// bump, the node left the ISR for the ELR (ELR is on in a new cluster),
+// bump, the node left the ISR for the ELR and is the last known leader
+// (ELR is on in a new cluster),
 // the directory stayed, and the registration lists live alone.
 func checkOfflineRecorded(t *testing.T, n *Node, before, after metadata.Partition, live metadata.UUID) {
 	t.Helper()
 	if after.Leader != -1 || after.LeaderEpoch != before.LeaderEpoch+1 || len(after.ISR) != 0 ||
-		!slices.Equal(after.EligibleLeaderReplicas, []int32{1}) || !slices.Equal(after.Directories, before.Directories) {
+		!slices.Equal(after.EligibleLeaderReplicas, []int32{1}) || !slices.Equal(after.LastKnownELR, []int32{1}) ||
+		!slices.Equal(after.Directories, before.Directories) {
 		t.Fatalf("partition of the failed dir: %+v, was %+v", after, before)
 	}
 	if reg, _ := n.store.Image().Broker(1); !slices.Equal(reg.LogDirs, []metadata.UUID{live}) {
