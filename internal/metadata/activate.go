@@ -41,8 +41,10 @@ const SingleNodeBrokerEpoch int64 = 0
 func (img *Image) ActivationRecords(node Node) []Record {
 	var out []Record
 	reg := img.registration(node)
-	if b, ok := img.brokers[node.ID]; !ok || b.Epoch != SingleNodeBrokerEpoch || b.Fenced || b.InControlledShutdown ||
-		!sameDirs(b.LogDirs, reg.LogDirs) {
+	b, ok := img.brokers[node.ID]
+	// Below 3.7-IV2 the registration records no log dirs to compare.
+	dirsChanged := ok && img.MetadataVersion() >= MetadataVersion37IV2 && !sameDirs(b.LogDirs, reg.LogDirs)
+	if !ok || b.Epoch != SingleNodeBrokerEpoch || b.Fenced || b.InControlledShutdown || dirsChanged {
 		out = append(out, reg)
 	}
 	out = append(out, img.offlineReplicaChanges(node.ID, reg.LogDirs)...)
