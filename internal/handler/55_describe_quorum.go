@@ -13,8 +13,12 @@ package handler
 // are no observers. As Kafka's raft leader answers: the leader's own
 // timestamps are now, its log end offset the log's; the directory id is
 // zero under kraft.version 0 (a static quorum) and the log dir's id
-// under kraft.version 1. Karst has no controller listener, so the voter's
-// listeners are the broker's advertised ones. A request that names anything
+// under kraft.version 1. The voter's listeners are those Kafka names: the
+// last VotersRecord's under kraft.version 1, else the controller listeners
+// of the config (controller.listener.names, or the node's entry of
+// controller.quorum.voters); Karst binds none of them, so with none
+// configured they are the broker's advertised listeners, where it answers
+// the controller's requests (internal/node/quorum.go). A request that names anything
 // but exactly __cluster_metadata-0 gets UNKNOWN_TOPIC_OR_PARTITION on each
 // partition it names.
 
@@ -39,6 +43,9 @@ type QuorumStatus struct {
 	LogEndOffset  int64
 	// DirectoryID is the voter's directory id: zero with kraft.version 0.
 	DirectoryID metadata.UUID
+	// Listeners are the voter's controller endpoints; none means the
+	// broker's advertised listeners.
+	Listeners []metadata.VoterEndpoint
 }
 
 // Quorum reports the state of the node's metadata quorum.
@@ -90,9 +97,15 @@ func (b *Broker) handleDescribeQuorum(_ context.Context, r *Request) Outcome {
 	resp.Topics = append(resp.Topics, topic)
 	node := kmsg.NewDescribeQuorumResponseNode()
 	node.NodeID = b.opts.NodeID
-	for _, ep := range b.opts.Advertised {
+	listeners := status.Listeners
+	if len(listeners) == 0 {
+		for _, ep := range b.opts.Advertised {
+			listeners = append(listeners, metadata.VoterEndpoint{Name: ep.ListenerName, Host: ep.Host, Port: uint16(ep.Port)})
+		}
+	}
+	for _, ep := range listeners {
 		l := kmsg.NewDescribeQuorumResponseNodeListener()
-		l.Name, l.Host, l.Port = ep.ListenerName, ep.Host, uint16(ep.Port)
+		l.Name, l.Host, l.Port = ep.Name, ep.Host, ep.Port
 		node.Listeners = append(node.Listeners, l)
 	}
 	resp.Nodes = append(resp.Nodes, node)

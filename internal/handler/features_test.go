@@ -205,13 +205,20 @@ func logAt(t *testing.T, mv int16) *metadata.MemoryLog {
 // `kafka-storage format --standalone` made (dynamic quorum) is.
 type kraftLog struct {
 	*metadata.MemoryLog
-	version int16
+	version  int16
+	upgrades int
 }
 
-func (l kraftLog) KRaftVersion() int16 { return l.version }
+func (l *kraftLog) KRaftVersion() int16 { return l.version }
+
+func (l *kraftLog) UpgradeKRaftVersion(level int16) error {
+	l.version = level
+	l.upgrades++
+	return nil
+}
 
 func TestKRaftVersionFromTheRaftLog(t *testing.T) {
-	s, err := metadata.OpenStore(kraftLog{&metadata.MemoryLog{}, 1}, metadata.StoreOptions{Node: metadata.Node{ID: 1}})
+	s, err := metadata.OpenStore(&kraftLog{MemoryLog: &metadata.MemoryLog{}, version: 1}, metadata.StoreOptions{Node: metadata.Node{ID: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,10 +229,40 @@ func TestKRaftVersionFromTheRaftLog(t *testing.T) {
 	if resp := updateFeatures(t, b, 2, true, featureUpdate("kraft.version", 1, 1)); resp.ErrorCode != 0 {
 		t.Fatalf("kraft.version at its level: %+v", resp)
 	}
-	if resp := updateFeatures(t, b, 2, true, featureUpdate("kraft.version", 0, 2)); resp.ErrorCode != kerr.InvalidUpdateVersion.Code {
+	// Kafka 4.4.0's answer to a downgrade of a dynamic quorum.
+	if resp := updateFeatures(t, b, 2, false, featureUpdate("kraft.version", 0, 2)); resp.ErrorCode != kerr.InvalidUpdateVersion.Code || resp.ErrorMessage == nil ||
+		*resp.ErrorMessage != "The update failed for all features since the following feature had an error: Invalid update version 0 for feature kraft.version. Can't downgrade the version of this feature." {
 		t.Fatalf("kraft.version downgrade: %+v, want INVALID_UPDATE_VERSION", resp)
 	}
 	if got, _ := finalizedFeatures(t, NewBroker(Options{Metadata: newFeatureStore(t)})); got["kraft.version"] != 0 {
 		t.Fatalf("a static quorum finalized kraft.version %d", got["kraft.version"])
+	}
+}
+
+// As Kafka 4.4.0 with a static quorum (controller.quorum.voters): raising
+// kraft.version to 1 succeeds, goes to the raft log and writes no
+// FeatureLevelRecord; validate_only changes nothing; a second upgrade to 1
+// is a no-op.
+func TestKRaftVersionUpgradeOfAStaticQuorum(t *testing.T) {
+	log := &kraftLog{MemoryLog: logAt(t, metadata.MaxMetadataVersion)}
+	s, err := metadata.OpenStore(log, metadata.StoreOptions{Node: metadata.Node{ID: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBroker(Options{Metadata: s})
+	records := log.LastOffset()
+	if resp := updateFeatures(t, b, 2, true, featureUpdate("kraft.version", 1, 1)); resp.ErrorCode != 0 || log.version != 0 {
+		t.Fatalf("validate only: %+v, kraft.version %d", resp, log.version)
+	}
+	for range 2 {
+		if resp := updateFeatures(t, b, 2, false, featureUpdate("kraft.version", 1, 1)); resp.ErrorCode != 0 {
+			t.Fatalf("upgrade: %+v", resp)
+		}
+	}
+	if log.version != 1 || log.upgrades != 1 || log.LastOffset() != records {
+		t.Fatalf("kraft.version %d after %d upgrades, %d metadata records written", log.version, log.upgrades, log.LastOffset()-records)
+	}
+	if got, _ := finalizedFeatures(t, b); got["kraft.version"] != 1 {
+		t.Fatalf("finalized %v, want kraft.version 1", got)
 	}
 }

@@ -225,6 +225,16 @@ type VotersRecord struct {
 
 func (v *VotersRecord) ControlType() ControlType { return ControlKRaftVoters }
 
+// EndpointsOf returns the listeners of voter id, if it is a voter.
+func (v *VotersRecord) EndpointsOf(id int32) ([]VoterEndpoint, bool) {
+	for _, vi := range v.Voters {
+		if vi.VoterID == id {
+			return vi.Endpoints, true
+		}
+	}
+	return nil, false
+}
+
 func (v *VotersRecord) appendBody(b []byte) []byte {
 	b = appendInt16(b, v.Version)
 	b = appendUvarint(b, uint64(len(v.Voters))+1)

@@ -57,6 +57,9 @@ func (img *Image) UpdateFeatures(node Node, kraftVersion int16, updates []Featur
 		if err := checkFeatureUpdate(node, u, current, proposed); err != nil {
 			return nil, err
 		}
+		if u.Name == FeatureKRaftVersion {
+			continue // the raft log's own control records carry it (Store.UpdateFeatures)
+		}
 		out = append(out, &FeatureLevelRecord{Name: u.Name, FeatureLevel: u.Level})
 		if u.Name == FeatureELR && u.Level >= 1 && img.features[FeatureELR] < 1 {
 			if c := img.elrConfigRecord(); c != nil {
@@ -97,11 +100,9 @@ func checkFeatureUpdate(node Node, u FeatureUpdate, current int16, proposed map[
 	if u.Name == FeatureMetadataVersion {
 		return checkMetadataVersionChange(current, u)
 	}
-	if u.Name == FeatureKRaftVersion && u.Level != current {
-		// Kafka moves kraft.version through its raft client (KIP-853:
-		// KRaftVersionRecord and VotersRecord control records); Karst's
-		// single-voter log keeps the level it was formatted with.
-		return invalid("Karst does not change kraft.version of an existing metadata log.")
+	if u.Name == FeatureKRaftVersion && u.Level < current {
+		// Kafka 4.4 turns a dynamic quorum back into a static one never.
+		return invalid("Can't downgrade the version of this feature.")
 	}
 	if u.Level >= 1 {
 		if mv := proposed[FeatureMetadataVersion]; mv < MinMetadataVersion {
@@ -162,12 +163,29 @@ func javaHashMapOrder(updates []FeatureUpdate) []FeatureUpdate {
 func (s *Store) UpdateFeatures(updates []FeatureUpdate, validateOnly bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	recs, err := s.cur.Load().UpdateFeatures(s.opts.Node, s.KRaftVersion(), updates)
+	kraftVersion := s.KRaftVersion()
+	recs, err := s.cur.Load().UpdateFeatures(s.opts.Node, kraftVersion, updates)
 	if err != nil {
 		return err
 	}
-	if validateOnly || len(recs) == 0 {
+	if validateOnly {
 		return nil
+	}
+	// As Kafka's QuorumController: a higher kraft.version goes to the raft
+	// client first (KIP-853; it turns a static quorum dynamic), then the
+	// feature levels are written.
+	for _, u := range updates {
+		if u.Name != FeatureKRaftVersion || u.Level <= kraftVersion {
+			continue
+		}
+		l, ok := s.log.(KRaftVersionLog)
+		if !ok {
+			return opError(kerr.InvalidUpdateVersion, "The metadata log cannot change kraft.version.")
+		}
+		if err := l.UpgradeKRaftVersion(u.Level); err != nil {
+			return err
+		}
+		kraftVersion = u.Level
 	}
 	return s.commitLocked(recs)
 }

@@ -291,6 +291,10 @@ func (s *Store) LastOffset() int64 {
 // than in FeatureLevelRecords.
 type KRaftVersionLog interface {
 	KRaftVersion() int16
+	// UpgradeKRaftVersion moves the quorum to a higher kraft.version as
+	// Kafka's raft leader does: one control batch of a KRaftVersionRecord
+	// and the VotersRecord of the voter set, durable before it returns.
+	UpgradeKRaftVersion(level int16) error
 }
 
 // KRaftVersion returns the finalized kraft.version: 0 (a static quorum)

@@ -25,13 +25,22 @@ type metadataLog struct {
 	now func() time.Time
 
 	// Learned by ReadAll.
-	lastEpoch    int32 // highest partitionLeaderEpoch of any batch or snapshot read
-	kraftVersion int16 // from KRaftVersionRecords read
-	readRecords  int   // data records read (0: the log was empty)
+	lastEpoch int32 // highest partitionLeaderEpoch of any batch or snapshot read
+	// kraftVersion is the last KRaftVersionRecord's level and voters the
+	// last VotersRecord, read or written; an upgrade changes them while
+	// ApiVersions and DescribeQuorum read them.
+	kraftVersion atomic.Int32
+	voters       atomic.Pointer[metadata.VotersRecord]
+	readRecords  int // data records read (0: the log was empty)
 
 	// directoryID is the log dir's directory.id, the voter's directory id
 	// under kraft.version 1.
 	directoryID metadata.UUID
+	// nodeID is this voter's id; controllerEndpoints its listeners as the
+	// config names them (see controllerEndpoints), written into the
+	// VotersRecord of a kraft.version upgrade.
+	nodeID              int32
+	controllerEndpoints atomic.Pointer[[]metadata.VoterEndpoint]
 
 	// epoch is this process's raft epoch once it has appended; 0 before.
 	// Written under the store's lock, read by DescribeQuorum at any time.
@@ -67,7 +76,7 @@ func (m *metadataLog) appendDurably(batch []byte) error {
 func (m *metadataLog) LastOffset() int64 { return m.log.LogEndOffset() - 1 }
 
 // KRaftVersion is the kraft.version of the KRaftVersionRecords read.
-func (m *metadataLog) KRaftVersion() int16 { return m.kraftVersion }
+func (m *metadataLog) KRaftVersion() int16 { return int16(m.kraftVersion.Load()) }
 
 // readChunk is how much of the metadata log is read at a time on replay.
 const readChunk = 1 << 20
@@ -139,16 +148,24 @@ func (m *metadataLog) replayBatches(data []byte, from int64, fn func(value []byt
 	return nil
 }
 
-// noteControl picks kraft.version out of a control batch; other control
-// records (LeaderChange, snapshot header/footer, voters) need no action.
+// noteControl picks kraft.version and the voter set out of a control
+// batch; other control records (LeaderChange, snapshot header/footer)
+// need no action.
 func (m *metadataLog) noteControl(b metadata.Batch) {
 	for _, r := range b.Records {
 		t, err := metadata.ParseControlKey(r.Key)
-		if err != nil || t != metadata.ControlKRaftVersion {
+		if err != nil || (t != metadata.ControlKRaftVersion && t != metadata.ControlKRaftVoters) {
 			continue
 		}
-		if c, err := metadata.DecodeControl(t, r.Value); err == nil {
-			m.kraftVersion = c.(*metadata.KRaftVersionRecord).KRaftVersion
+		c, err := metadata.DecodeControl(t, r.Value)
+		if err != nil {
+			continue
+		}
+		switch c := c.(type) {
+		case *metadata.KRaftVersionRecord:
+			m.kraftVersion.Store(int32(c.KRaftVersion))
+		case *metadata.VotersRecord:
+			m.voters.Store(c)
 		}
 	}
 }

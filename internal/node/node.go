@@ -201,6 +201,8 @@ func Start(cfg Config) (n *Node, err error) {
 		n.srv.Shutdown(context.Background())
 		return nil, err
 	}
+	eps := controllerEndpoints(cfg.Settings, cfg.NodeID, advertised)
+	n.raft.controllerEndpoints.Store(&eps)
 	offsetsTopic := group.NewOffsetsTopic(n.store, n.storage, group.ConfigFrom(cfg.Settings).OffsetsTopicPartitions, group.SegmentBytes(cfg.Settings))
 	groups := group.New(group.ConfigFrom(cfg.Settings), group.Options{Store: offsetsTopic, Logger: levels.Logger(loggerGroup)})
 	groups.SetConsumerConfig(group.ConsumerConfigFrom(cfg.Settings))
@@ -362,7 +364,7 @@ func (n *Node) openStorage(cfg *Config) error {
 	if cfg.Settings != nil {
 		node.Configs = configSchema{cfg.Settings}
 	}
-	n.raft = &metadataLog{log: n.metadataLog, now: time.Now, directoryID: directoryID}
+	n.raft = &metadataLog{log: n.metadataLog, now: time.Now, directoryID: directoryID, nodeID: cfg.NodeID}
 	n.store, err = metadata.OpenStore(n.raft, metadata.StoreOptions{
 		Node: node,
 		OnCommit: func(prev, next *metadata.Image, records []metadata.Record) {

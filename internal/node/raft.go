@@ -36,7 +36,7 @@ func (m *metadataLog) becomeLeader() error {
 
 	// Persist the election before acting on it, as Kafka does.
 	qs := metadata.QuorumState{LeaderID: node, LeaderEpoch: epoch, VotedID: -1, Voters: []int32{node}}
-	if err := writeFileSynced(qsPath, metadata.MarshalQuorumState(qs, m.kraftVersion)); err != nil {
+	if err := writeFileSynced(qsPath, metadata.MarshalQuorumState(qs, m.KRaftVersion())); err != nil {
 		return err
 	}
 	if m.readRecords == 0 {
@@ -47,8 +47,33 @@ func (m *metadataLog) becomeLeader() error {
 	}
 	m.epoch.Store(epoch)
 	voters := []metadata.Voter{{VoterID: node}}
-	lc := &metadata.LeaderChangeMessage{LeaderID: node, Voters: voters, GrantingVoters: voters}
-	return m.appendDurably(metadata.BuildControlBatch(0, epoch, m.now().UnixMilli(), lc))
+	records := []metadata.ControlRecord{&metadata.LeaderChangeMessage{LeaderID: node, Voters: voters, GrantingVoters: voters}}
+	var voterSet *metadata.VotersRecord
+	if kv := m.KRaftVersion(); kv > 0 {
+		// A dynamic quorum's leader restates kraft.version and the voter
+		// set, itself with its present listeners, in the same batch
+		// (Kafka 4.4.0 writes LeaderChange, KRaftVersion, Voters).
+		voterSet = m.localVoterSet()
+		records = append(records, &metadata.KRaftVersionRecord{KRaftVersion: kv}, voterSet)
+	}
+	if err := m.appendDurably(metadata.BuildControlBatch(0, epoch, m.now().UnixMilli(), records...)); err != nil {
+		return err
+	}
+	if voterSet != nil {
+		m.voters.Store(voterSet)
+	}
+	return nil
+}
+
+// localVoterSet is the voter set with this node as its voter: its
+// directory id, the listeners the config names (those of the voter set in
+// force while the node's own are not known yet: before it listens), and
+// the kraft.version range Karst supports.
+func (m *metadataLog) localVoterSet() *metadata.VotersRecord {
+	supported, _ := metadata.LookupSupportedFeature(metadata.FeatureKRaftVersion)
+	voter := metadata.VoterInfo{VoterID: m.nodeID, VoterDirectoryID: m.directoryID, Endpoints: m.ownEndpoints(),
+		MinKRaftVersion: supported.MinLevel, MaxKRaftVersion: supported.MaxLevel}
+	return &metadata.VotersRecord{Voters: []metadata.VoterInfo{voter}}
 }
 
 // knownEpoch is the highest raft epoch in the log, its snapshots or
@@ -102,5 +127,29 @@ func writeFileSynced(path string, data []byte) error {
 		d.Sync()
 		d.Close()
 	}
+	return nil
+}
+
+// UpgradeKRaftVersion is what Kafka 4.4's raft leader appends when
+// kraft.version is raised (LeaderState.maybeAppendUpgradedKRaftVersion,
+// measured on a 4.4.0 node with a static quorum): one control batch of the
+// KRaftVersionRecord and the VotersRecord of the voter set, this node with
+// its directory id and listeners, supporting kraft.version 0-1. From then
+// on the quorum is dynamic: DescribeQuorum shows the directory id, and the
+// next election writes quorum-state at data_version 1. Called under the
+// store's lock.
+func (m *metadataLog) UpgradeKRaftVersion(level int16) error {
+	if m.epoch.Load() == 0 {
+		if err := m.becomeLeader(); err != nil {
+			return fmt.Errorf("%s: starting a raft epoch: %w", metadataLogPartition, err)
+		}
+	}
+	voters := m.localVoterSet()
+	batch := metadata.BuildControlBatch(0, m.epoch.Load(), m.now().UnixMilli(), &metadata.KRaftVersionRecord{KRaftVersion: level}, voters)
+	if err := m.appendDurably(batch); err != nil {
+		return err
+	}
+	m.voters.Store(voters)
+	m.kraftVersion.Store(int32(level))
 	return nil
 }
