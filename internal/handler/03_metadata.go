@@ -40,20 +40,19 @@ func (b *Broker) handleMetadata(_ context.Context, r *Request) Outcome {
 	if r.Version() < 12 && namesTopicByID(req) {
 		return Ready(metadataInvalidRequest(req, resp))
 	}
-	img := b.image()
-	if ep, ok := b.endpointFor(r.Conn.ListenerName); ok && b.registered(img) {
+	if ep, ok := b.endpointFor(r.Conn.ListenerName); ok && b.registered() {
 		broker := kmsg.NewMetadataResponseBroker()
 		broker.NodeID, broker.Host, broker.Port, broker.Rack = b.opts.NodeID, ep.Host, ep.Port, b.opts.Rack
 		resp.Brokers = append(resp.Brokers, broker)
 	}
 	clusterID := b.opts.ClusterID
 	resp.ClusterID = &clusterID
-	resp.ControllerID = b.controllerID(img)
+	resp.ControllerID = b.controllerID()
 	resp.AuthorizedOperations = authorizedOperationsNotRequested
 
 	allTopics := req.Topics == nil || (r.Version() == 0 && len(req.Topics) == 0)
 	if allTopics {
-		for _, t := range img.Topics() {
+		for _, t := range b.image().Topics() {
 			resp.Topics = append(resp.Topics, b.metadataTopic(t))
 		}
 	} else {
@@ -154,7 +153,7 @@ func (b *Broker) metadataTopic(t *metadata.Topic) kmsg.MetadataResponseTopic {
 	out.TopicID = t.ID
 	out.IsInternal = metadata.IsInternalTopic(t.Name)
 	out.AuthorizedOperations = authorizedOperationsNotRequested
-	registered := b.registered(b.image())
+	registered := b.registered()
 	for _, p := range t.Partitions {
 		mp := kmsg.NewMetadataResponseTopicPartition()
 		mp.Partition = p.ID

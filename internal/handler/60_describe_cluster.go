@@ -49,13 +49,12 @@ func (b *Broker) handleDescribeCluster(_ context.Context, r *Request) Outcome {
 		return Ready(resp)
 	}
 	resp.ClusterID = b.opts.ClusterID
-	img := b.image()
-	resp.ControllerID = b.controllerID(img)
+	resp.ControllerID = b.controllerID()
 	resp.ClusterAuthorizedOperations = authorizedOperationsNotRequested
 	if req.IncludeClusterAuthorizedOperations {
 		resp.ClusterAuthorizedOperations = clusterAuthorizedOperations
 	}
-	if ep, ok := b.endpointFor(r.Conn.ListenerName); ok && b.registered(img) {
+	if ep, ok := b.endpointFor(r.Conn.ListenerName); ok && b.registered() {
 		broker := kmsg.NewDescribeClusterResponseBroker()
 		broker.NodeID, broker.Host, broker.Port, broker.Rack = b.opts.NodeID, ep.Host, ep.Port, b.opts.Rack
 		resp.Brokers = append(resp.Brokers, broker)

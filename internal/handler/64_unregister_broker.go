@@ -22,8 +22,6 @@ import (
 	"context"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/karst-broker/karst/internal/metadata"
 )
 
 func init() { register(64, 0, 0, (*Broker).handleUnregisterBroker) }
@@ -43,18 +41,22 @@ func (b *Broker) handleUnregisterBroker(_ context.Context, r *Request) Outcome {
 	return Ready(resp)
 }
 
-// registered reports whether this node's broker registration is in img and
-// unfenced: whether Kafka would count it among the live brokers that
-// Metadata and DescribeCluster list.
-func (b *Broker) registered(img *metadata.Image) bool {
-	reg, ok := img.Broker(b.opts.NodeID)
+// registered reports whether this node's broker registration is in the
+// metadata and unfenced: whether Kafka would count it among the live
+// brokers that Metadata and DescribeCluster list. A broker without
+// metadata (a bare protocol server) counts as registered.
+func (b *Broker) registered() bool {
+	if b.opts.Metadata == nil {
+		return true
+	}
+	reg, ok := b.image().Broker(b.opts.NodeID)
 	return ok && !reg.Fenced
 }
 
 // controllerID is the controller Metadata and DescribeCluster name: Kafka
 // names a live broker (KIP-590), so none once this node unregistered.
-func (b *Broker) controllerID(img *metadata.Image) int32 {
-	if b.registered(img) {
+func (b *Broker) controllerID() int32 {
+	if b.registered() {
 		return b.opts.NodeID
 	}
 	return -1
