@@ -281,6 +281,20 @@ func TestSSLKeyStoreReloadsThroughAlterConfigs(t *testing.T) {
 	newCA := tlstest.NewCA(t, "rotated-ca")
 	rotated := tlstest.WriteFile(t, b.dir, "rotated.p12", newCA.Server(t, "broker").PKCS12(t, "new-secret"))
 	set := func(k, v string) kadm.AlterConfig { return kadm.AlterConfig{Op: kadm.SetConfig, Name: k, Value: &v} }
+	// A store that does not load is refused before it is stored, as Kafka
+	// validates a dynamic SSL update.
+	refused, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
+		set("listener.name.ssl.ssl.keystore.location", rotated),
+		set("listener.name.ssl.ssl.keystore.password", "wrong"),
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kafka answers INVALID_REQUEST; Karst's metadata layer answers every
+	// failed config validation with INVALID_CONFIG.
+	if len(refused) != 1 || refused[0].Err == nil || !strings.Contains(refused[0].ErrMessage, "SSLFactory") {
+		t.Fatalf("a key store with the wrong password: %+v", refused)
+	}
 	resp, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
 		set("listener.name.ssl.ssl.keystore.location", rotated),
 		set("listener.name.ssl.ssl.keystore.password", "new-secret"),

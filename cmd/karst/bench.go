@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -84,6 +86,10 @@ type benchCommon struct {
 	// cpuProfile names a file for the load tool's own CPU profile, to
 	// check that the tool is not what limits a run.
 	cpuProfile string
+	// tlsCA, tlsCert and tlsKey are PEM files for an SSL listener: the
+	// CA the broker's certificate is checked against, and a client
+	// certificate and key for ssl.client.auth.
+	tlsCA, tlsCert, tlsKey string
 }
 
 func (c *benchCommon) register(fs *flag.FlagSet) {
@@ -92,6 +98,38 @@ func (c *benchCommon) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.pid, "pid", 0, "broker `pid` whose RSS to sample (0: none)")
 	fs.Var(&c.tags, "tag", "`key=value` added to every result (repeatable)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write the load tool's own CPU profile to this `file`")
+	fs.StringVar(&c.tlsCA, "tls-ca", "", "dial with TLS (an SSL listener), trusting the CA certificates of this PEM `file`")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "with -tls-ca: client certificate chain, a PEM `file`")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "with -tls-ca: the client certificate's private key, a PEM `file`")
+}
+
+// useTLS sets up the load tool's TLS dialing from -tls-ca, -tls-cert and
+// -tls-key.
+func (c *benchCommon) useTLS() error {
+	if c.tlsCA == "" {
+		if c.tlsCert != "" || c.tlsKey != "" {
+			return errors.New("-tls-cert and -tls-key need -tls-ca")
+		}
+		return nil
+	}
+	pemCAs, err := os.ReadFile(c.tlsCA)
+	if err != nil {
+		return err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pemCAs) {
+		return fmt.Errorf("-tls-ca %s: no PEM certificate", c.tlsCA)
+	}
+	cfg := &tls.Config{RootCAs: roots}
+	if c.tlsCert != "" || c.tlsKey != "" {
+		pair, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+		if err != nil {
+			return err
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	bench.UseTLS(cfg)
+	return nil
 }
 
 func registerProducer(fs *flag.FlagSet, p *bench.ProducerConfig, linger time.Duration) {
@@ -265,6 +303,10 @@ func benchMain(args []string) int {
 	}
 	if mode != "startup" && fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "karst bench %s: unexpected arguments %q\n", mode, fs.Args())
+		return exitUsage
+	}
+	if err := common.useTLS(); err != nil {
+		fmt.Fprintln(os.Stderr, "karst bench:", err)
 		return exitUsage
 	}
 	stopProfile, err := startCPUProfile(common.cpuProfile)

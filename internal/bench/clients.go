@@ -93,7 +93,7 @@ func newClient(addr string, opts ...kgo.Opt) (*kgo.Client, error) {
 		kgo.RequestTimeoutOverhead(10 * time.Second),
 		kgo.RetryTimeout(30 * time.Second),
 	}
-	return kgo.NewClient(append(base, opts...)...)
+	return kgo.NewClient(append(append(base, tlsOpts()...), opts...)...)
 }
 
 // EnsureTopic creates topic with the given partitions (replication factor

@@ -59,8 +59,7 @@ func ConsumeRaw(ctx context.Context, cfg ConsumeConfig) *Result {
 		res.Fail(err)
 		return res
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(setupCtx, "tcp", cfg.Addr)
+	conn, err := dial(setupCtx, cfg.Addr)
 	if err != nil {
 		res.Fail(err)
 		return res

@@ -89,8 +89,7 @@ type rawConn struct {
 }
 
 func dialRaw(ctx context.Context, addr string) (*rawConn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", addr)
+	c, err := dial(ctx, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,10 @@ func (s configSchema) Validate(res metadata.ConfigResource, configs map[string]s
 		if err != nil {
 			return err
 		}
-		return s.broker.ValidateDynamicConfigs(perBroker, configs)
+		if err := s.broker.ValidateDynamicConfigs(perBroker, configs); err != nil {
+			return err
+		}
+		return validateSSLUpdate(s.broker, perBroker, configs)
 	}
 	values := make(map[string]*string, len(configs))
 	for k, v := range configs {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/karst-broker/karst/internal/config"
@@ -120,4 +121,46 @@ func (d *dynamicTLS) apply() {
 			d.logger.Info("reloaded SSL key and trust stores", "listener", l.Name)
 		}
 	}
+}
+
+// validateSSLUpdate loads the key and trust stores an AlterConfigs on
+// this broker would give each SSL listener whose listener.name.<l>.ssl.*
+// keys it sets, and refuses the update when they do not load, as Kafka
+// validates a dynamic SSL update before storing it (INVALID_REQUEST,
+// "Validation of dynamic config update of SSLFactory failed: ...").
+// props is the complete new set of the resource's dynamic configs.
+func validateSSLUpdate(b *config.Broker, perBroker bool, props map[string]string) error {
+	clusterDefault, broker := b.DynamicOverrides()
+	if perBroker {
+		broker = props
+	} else {
+		clusterDefault = props
+	}
+	var next *config.Broker
+	for _, l := range b.Listeners() {
+		if l.SecurityProtocol != "SSL" && l.SecurityProtocol != "SASL_SSL" || !namesListenerSSL(props, l.Name) {
+			continue
+		}
+		if next == nil {
+			var err error
+			if next, err = b.WithDynamic(clusterDefault, broker); err != nil {
+				return &config.RequestError{Code: config.ErrInvalidRequest, Message: err.Error()}
+			}
+		}
+		if _, err := tlsconfig.Build(listenerTLSSettings(next, l.Name)); err != nil {
+			return &config.RequestError{Code: config.ErrInvalidRequest,
+				Message: "Validation of dynamic config update of SSLFactory failed: listener " + l.Name + ": " + err.Error()}
+		}
+	}
+	return nil
+}
+
+func namesListenerSSL(props map[string]string, listener string) bool {
+	prefix := "listener.name." + strings.ToLower(listener) + ".ssl."
+	for k := range props {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
 }
