@@ -109,3 +109,37 @@ func TestSSLMapperCommaWithWhitespace(t *testing.T) {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
+
+func FuzzSSLMappingRules(f *testing.F) {
+	f.Add("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L,DEFAULT", "CN=Duke,OU=ServiceUsers,O=Org,C=US")
+	f.Add(`RULE:\/\\\(\)\n\t/\/\//`, "x")
+	f.Add("RULE:(a)(b)/$12$3\\$/U", "ab")
+	f.Fuzz(func(t *testing.T, spec, dn string) {
+		m, err := ParseSSLMappingRules(spec)
+		if err != nil {
+			return
+		}
+		m.Name(dn)
+		_ = m.String()
+	})
+}
+
+// Back references past the groups a pattern has read as Java (and Kafka's
+// escaping of them) read them.
+func TestSSLMapperBackReferencesAsJava(t *testing.T) {
+	for rule, want := range map[string]string{
+		`RULE:^CN=(\w+)$/$12/`:      "ab2",    // $1 then 2: one group
+		`RULE:^CN=(\w+)$/$2x/`:      "$2x",    // no group 2: literal
+		`RULE:^CN=(\w+)$/\$1-$1/`:   "$1-ab",  // an escaped dollar
+		`RULE:^CN=(\w+)$/$0!/`:      "CN=ab!", // group 0, the whole match
+		`RULE:^CN=(\w)(\w)$/$2$1/U`: "BA",
+	} {
+		m, err := ParseSSLMappingRules(rule)
+		if err != nil {
+			t.Fatalf("%s: %v", rule, err)
+		}
+		if got, err := m.Name("CN=ab"); err != nil || got != want {
+			t.Errorf("%s: got %q, %v; want %q", rule, got, err, want)
+		}
+	}
+}
