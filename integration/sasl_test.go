@@ -138,6 +138,28 @@ func TestSASLRefusedClientsNeverReachAHandler(t *testing.T) {
 	}
 }
 
+func TestSASLFramesBeforeAuthenticationAreBoundedBySaslServerMaxReceiveSize(t *testing.T) {
+	// A user whose valid PLAIN token is larger than the bound.
+	long := strings.Repeat("x", 2048)
+	b := startSASLBroker(t, karsttest.WithConfig("sasl.server.max.receive.size", "1024"),
+		karsttest.WithConfig("listener.name.sasl_plaintext.plain.sasl.jaas.config",
+			`org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_long="`+long+`";`))
+	c := dialKafka(t, b.ListenerAddr("SASL_PLAINTEXT"))
+	c.roundTrip(t, handshakeRequest("PLAIN"))
+	c.send(t, authenticateRequest(2, "\x00long\x00"+long))
+	c.wantClosed(t)
+
+	// Once authenticated, frames are bounded by socket.request.max.bytes.
+	cl := saslClient(t, b.ListenerAddr("SASL_PLAINTEXT"), plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism())
+	ctx := testContext(t)
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 1, nil, "big"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "big", Value: make([]byte, 4096)}).FirstErr(); err != nil {
+		t.Fatalf("a 4 KiB record after authentication: %v", err)
+	}
+}
+
 func TestSASLUnknownMechanismIsRefusedWithTheEnabledOnes(t *testing.T) {
 	b := startSASLBroker(t)
 	c := dialKafka(t, b.ListenerAddr("SASL_PLAINTEXT"))
@@ -252,6 +274,29 @@ func TestSASLReauthentication(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // pace the probe requests
 	}
+
+	// A re-authentication may not change the principal. Within a second
+	// of the last authentication a handshake is not one and is refused by
+	// the handler, as Kafka refuses it.
+	c = dialKafka(t, addr)
+	c.roundTrip(t, handshakeRequest("PLAIN"))
+	c.roundTrip(t, authenticateRequest(1, "\x00alice\x00alice-secret"))
+	for {
+		hs := c.roundTrip(t, handshakeRequest("PLAIN")).(*kmsg.SASLHandshakeResponse)
+		if hs.ErrorCode == 0 {
+			break
+		}
+		if hs.ErrorCode != kerr.IllegalSaslState.Code {
+			t.Fatalf("handshake on an authenticated connection: %+v", hs)
+		}
+		time.Sleep(100 * time.Millisecond) // until a second has passed
+	}
+	changed := c.roundTrip(t, authenticateRequest(1, "\x00admin\x00admin-secret")).(*kmsg.SASLAuthenticateResponse)
+	if changed.ErrorCode != kerr.SaslAuthenticationFailed.Code || changed.ErrorMessage == nil ||
+		*changed.ErrorMessage != "Cannot change principals during re-authentication from User.alice: User.admin" {
+		t.Fatalf("re-authenticating as another user: %+v", changed)
+	}
+	c.wantClosed(t)
 
 	// franz-go re-authenticates before the session ends and keeps working.
 	cl := saslClient(t, addr, plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism())

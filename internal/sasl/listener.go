@@ -3,6 +3,7 @@ package sasl
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,9 @@ type Listener struct {
 	MaxReauth map[string]time.Duration
 	// FailedAuthenticationDelay is connection.failed.authentication.delay.ms.
 	FailedAuthenticationDelay time.Duration
+	// MaxReceiveSize is sasl.server.max.receive.size: the largest frame
+	// read before the client has authenticated.
+	MaxReceiveSize int32
 	// Scram is where SCRAM credentials are looked up.
 	Scram ScramCredentials
 
@@ -94,6 +98,13 @@ func NewListener(name string, s Settings, scram ScramCredentials) (*Listener, er
 		return nil, fmt.Errorf("connection.failed.authentication.delay.ms: %w", err)
 	}
 	l.FailedAuthenticationDelay = d
+	if v, ok := s.ListenerValue(name, "sasl.server.max.receive.size"); ok {
+		size, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("sasl.server.max.receive.size: %q is not a size", v)
+		}
+		l.MaxReceiveSize = int32(size)
+	}
 	return l, nil
 }
 

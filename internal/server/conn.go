@@ -142,6 +142,9 @@ func (c *conn) serve() {
 	fr := wire.NewFrameReader(c.nc, c.s.cfg.MaxRequestSize)
 	for {
 		c.slotTaken = false
+		if c.sasl != nil {
+			fr.SetMaxSize(c.sasl.maxFrameSize(c.s.cfg.MaxRequestSize))
+		}
 		frame, err := fr.ReadFrameFrom(c.frameBufferFor)
 		c.receiving.Store(false)
 		if err != nil {

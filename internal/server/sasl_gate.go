@@ -68,6 +68,16 @@ func newSASLGate(l *sasl.Listener) *saslGate {
 	return &saslGate{listener: l, authStarted: time.Now()}
 }
 
+// maxFrameSize is the largest frame to read next: until the client has
+// authenticated, the listener's sasl.server.max.receive.size, as Kafka's
+// authenticator reads with it.
+func (g *saslGate) maxFrameSize(authenticated int32) int32 {
+	if g.state == gateAuthenticated || g.listener.MaxReceiveSize <= 0 {
+		return authenticated
+	}
+	return min(authenticated, g.listener.MaxReceiveSize)
+}
+
 // admit is where each request frame enters: the SASL gate when the
 // listener has one, else straight to dispatch.
 func (c *conn) admit(frame []byte) (*pending, bool) {

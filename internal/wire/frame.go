@@ -60,6 +60,15 @@ func NewFrameReader(r io.Reader, max int32) *FrameReader {
 	return &FrameReader{r: r, max: max}
 }
 
+// SetMaxSize changes the largest frame accepted from the next read on; a
+// connection that is still authenticating reads under a smaller bound
+// (sasl.server.max.receive.size) than an authenticated one.
+func (fr *FrameReader) SetMaxSize(max int32) {
+	if max > 0 {
+		fr.max = max
+	}
+}
+
 // ReadFrame reads one frame and returns its payload (without the prefix).
 // A short frame (fewer bytes than a request header) is still read whole and
 // returned together with a *FrameSizeError so the caller can answer it
