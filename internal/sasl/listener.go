@@ -38,10 +38,11 @@ type Listener struct {
 	Scram ScramCredentials
 
 	plainUsers map[string]string
+	oauth      unsecuredValidator
 }
 
 // served are the mechanisms this package implements.
-var served = []string{Plain, ScramSHA256, ScramSHA512}
+var served = []string{Plain, ScramSHA256, ScramSHA512, OAuthBearer}
 
 // NewListener reads a listener's SASL keys: sasl.enabled.mechanisms, each
 // mechanism's <mechanism>.sasl.jaas.config (PLAIN's users) and
@@ -78,8 +79,21 @@ func NewListener(name string, s Settings, scram ScramCredentials) (*Listener, er
 			}
 			l.plainUsers = PlainUsers(module)
 		} else if hasJAAS {
-			if _, err := ParseServerJAAS(jaas); err != nil {
+			module, err := ParseServerJAAS(jaas)
+			if err != nil {
 				return nil, fmt.Errorf("listener %s: %ssasl.jaas.config: %w", name, prefix, err)
+			}
+			if m == OAuthBearer {
+				if l.oauth, err = newUnsecuredValidator(module.Options); err != nil {
+					return nil, fmt.Errorf("listener %s: %ssasl.jaas.config: %w", name, prefix, err)
+				}
+			}
+		} else if m == OAuthBearer {
+			l.oauth, _ = newUnsecuredValidator(nil)
+		}
+		if m == OAuthBearer {
+			if handler, set := s.ListenerValue(name, prefix+"sasl.server.callback.handler.class"); set && handler != "" {
+				return nil, fmt.Errorf("listener %s: OAUTHBEARER with %s: only Kafka's unsecured token validation is served", name, handler)
 			}
 		}
 		reauth, ok := s.ListenerValue(name, prefix+"connections.max.reauth.ms")
@@ -130,6 +144,8 @@ func (l *Listener) Start(mechanism string) (Exchange, error) {
 		return nil, fmt.Errorf("unsupported SASL mechanism %s", mechanism)
 	case mechanism == Plain:
 		return &plainExchange{users: l.plainUsers}, nil
+	case mechanism == OAuthBearer:
+		return &oauthBearerExchange{validator: l.oauth, now: time.Now}, nil
 	default:
 		return newScramExchange(metadata.ScramMechanismNamed(mechanism), l.Scram)
 	}

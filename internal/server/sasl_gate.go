@@ -58,6 +58,8 @@ type saslGate struct {
 	user string
 	// expires ends the session (connections.max.reauth.ms); zero never.
 	expires time.Time
+	// lifetime is the session's length, sent in SaslAuthenticate.
+	lifetime time.Duration
 	// authStarted is when the current (re-)authentication began.
 	authStarted time.Time
 	reauth      bool
@@ -222,7 +224,7 @@ func (g *saslGate) authenticate(c *conn, p *pending, frame []byte) (*pending, bo
 	}
 	resp.SASLAuthBytes = out
 	if g.state == gateAuthenticated {
-		resp.SessionLifetimeMillis = g.sessionLifetime().Milliseconds()
+		resp.SessionLifetimeMillis = g.lifetime.Milliseconds()
 	}
 	c.answer(p, resp)
 	return p, true
@@ -255,18 +257,25 @@ func (g *saslGate) complete(c *conn) error {
 		return &sasl.Failure{Message: fmt.Sprintf("Cannot change principals during re-authentication from User.%s: User.%s", g.user, user)}
 	}
 	g.user, g.state = user, gateAuthenticated
-	g.expires = time.Time{}
-	if d := g.sessionLifetime(); d > 0 {
-		g.expires = time.Now().Add(d)
+	now := time.Now()
+	g.lifetime, g.expires = g.listener.MaxReauth[g.mechanism], time.Time{}
+	if g.lifetime > 0 {
+		g.expires = now.Add(g.lifetime)
+	}
+	if e, ok := g.exchange.(sasl.Expiring); ok {
+		// As Kafka: a credential that expires bounds the session, with
+		// or without connections.max.reauth.ms.
+		left := max(e.CredentialExpires().Sub(now), 0)
+		if g.expires.IsZero() || left < g.lifetime {
+			g.lifetime, g.expires = left, now.Add(left)
+		}
 	}
 	c.info.SetPrincipal(principal.User(user))
 	c.s.stats.Authentications.Add(1)
 	c.logger().Info("authenticated", "mechanism", g.mechanism, "principal", principal.User(user).String(), "reauthentication", g.reauth,
-		"session_lifetime_ms", g.sessionLifetime().Milliseconds())
+		"session_lifetime_ms", g.lifetime.Milliseconds())
 	return nil
 }
-
-func (g *saslGate) sessionLifetime() time.Duration { return g.listener.MaxReauth[g.mechanism] }
 
 // fail ends an authentication: resp (nil when Kafka sends none) is written
 // after the listener's failed-authentication delay and the connection is
