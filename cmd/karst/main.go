@@ -5,6 +5,7 @@
 //	karst apis                             print the supported API table
 //	karst bench MODE [flags]               load a broker and measure it
 //	karst version                          print the build and protocol level
+//	karst topic|produce|consume|group|config|cluster ...  admin a cluster over the Kafka protocol
 //
 // Every subcommand takes -h/--help (usage on stdout, status 0); a bad flag
 // prints the usage on stderr and exits with status 2.

@@ -1,0 +1,45 @@
+package admincli
+
+import (
+	"context"
+	"fmt"
+)
+
+func runCluster(ctx context.Context, args []string, s Streams) error {
+	return dispatch(ctx, "cluster", "Show what the cluster says about itself.", []subcommand{
+		{"info", "print the cluster id, controller, brokers and topic count", clusterInfo},
+	}, args, s)
+}
+
+func clusterInfo(ctx context.Context, args []string, s Streams) error {
+	f := newFlags(s, "cluster info", "", "Print the cluster id, the controller's node id, the topic count and the brokers\n(id, host, port, rack) from a Metadata request.")
+	var conn connection
+	conn.register(f)
+	rest, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.exactly(rest, 0, "no arguments"); err != nil {
+		return err
+	}
+	adm, done, err := conn.connectAdmin(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer done()
+	m, err := adm.Metadata(adm.ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "CLUSTER     %s\nCONTROLLER  %d\nTOPICS      %d\n\n", m.Cluster, m.Controller, len(m.Topics))
+	t := newTable(s.Out, "BROKER", "HOST", "PORT", "RACK")
+	for _, b := range m.Brokers {
+		rack := "-"
+		if b.Rack != nil {
+			rack = *b.Rack
+		}
+		t.row(b.NodeID, b.Host, b.Port, rack)
+	}
+	t.flush()
+	return nil
+}

@@ -1,0 +1,105 @@
+package admincli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/karst-broker/karst/internal/config"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// connection holds the flags every verb takes to reach a cluster, named
+// as Kafka's tools name them.
+type connection struct {
+	bootstrap     string
+	commandConfig string
+	timeout       time.Duration
+}
+
+func (c *connection) register(f *flags) {
+	f.StringVar(&c.bootstrap, "bootstrap-server", "", "brokers to start from, `HOST:PORT,...` (default: bootstrap.servers of --command-config, else "+defaultPeer+")")
+	f.StringVar(&c.commandConfig, "command-config", "", "Kafka client properties `FILE` (bootstrap.servers, client.id, request.timeout.ms, security.protocol)")
+	f.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up on the cluster after this `DURATION`")
+}
+
+// clientProperties are the client property keys the CLI acts on; the
+// others a Kafka client file may hold are reported and ignored.
+var clientProperties = map[string]bool{
+	"bootstrap.servers": true, "client.id": true, "request.timeout.ms": true, "security.protocol": true,
+}
+
+// options turns the flags and the properties file into kgo options.
+func (c *connection) options(s Streams, extra ...kgo.Opt) ([]kgo.Opt, error) {
+	props := map[string]string{}
+	if c.commandConfig != "" {
+		data, err := os.ReadFile(c.commandConfig)
+		if err != nil {
+			return nil, err
+		}
+		parsed, err := config.ParseProperties(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.commandConfig, err)
+		}
+		for _, p := range parsed {
+			if !clientProperties[p.Key] {
+				fmt.Fprintf(s.Err, "karst: %s: ignoring %s, which the admin CLI does not use\n", c.commandConfig, p.Key)
+				continue
+			}
+			props[p.Key] = p.Value
+		}
+	}
+	if proto := props["security.protocol"]; proto != "" && !strings.EqualFold(proto, "PLAINTEXT") {
+		return nil, fmt.Errorf("security.protocol=%s: the admin CLI speaks PLAINTEXT only so far", proto)
+	}
+	bootstrap := c.bootstrap
+	if bootstrap == "" {
+		bootstrap = props["bootstrap.servers"]
+	}
+	if bootstrap == "" {
+		bootstrap = defaultPeer
+	}
+	clientID := "karst-cli"
+	if id := props["client.id"]; id != "" {
+		clientID = id
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.ClientID(clientID)}
+	if ms := props["request.timeout.ms"]; ms != "" {
+		n, err := strconv.Atoi(ms)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("request.timeout.ms=%q is not a positive number", ms)
+		}
+		opts = append(opts, kgo.RequestTimeoutOverhead(time.Duration(n)*time.Millisecond))
+	}
+	return append(opts, extra...), nil
+}
+
+// client connects with the flags; close it when done.
+func (c *connection) client(s Streams, extra ...kgo.Opt) (*kgo.Client, error) {
+	opts, err := c.options(s, extra...)
+	if err != nil {
+		return nil, err
+	}
+	return kgo.NewClient(opts...)
+}
+
+// admin is the cluster's kadm client and the context bounded by --timeout.
+type admin struct {
+	*kadm.Client
+	raw *kgo.Client
+	ctx context.Context
+}
+
+// connectAdmin opens an admin client; the returned func releases it.
+func (c *connection) connectAdmin(ctx context.Context, s Streams) (*admin, func(), error) {
+	cl, err := c.client(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	return &admin{Client: kadm.NewClient(cl), raw: cl, ctx: ctx}, func() { cancel(); cl.Close() }, nil
+}
