@@ -10,6 +10,7 @@ import (
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -102,4 +103,23 @@ func (c *connection) connectAdmin(ctx context.Context, s Streams) (*admin, func(
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	return &admin{Client: kadm.NewClient(cl), raw: cl, ctx: ctx}, func() { cancel(); cl.Close() }, nil
+}
+
+// fetchOffsets is kadm's FetchOffsets, retried while the broker answers
+// with a retriable error: Apache Kafka answers COORDINATOR_NOT_AVAILABLE
+// until it has made __consumer_offsets, which the first group use creates.
+func (a *admin) fetchOffsets(group string) (kadm.OffsetResponses, error) {
+	backoff := 50 * time.Millisecond
+	for {
+		offsets, err := a.FetchOffsets(a.ctx, group)
+		if err == nil || !kerr.IsRetriable(err) {
+			return offsets, err
+		}
+		select {
+		case <-a.ctx.Done():
+			return nil, fmt.Errorf("%w (retried until %v)", err, a.ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
 }

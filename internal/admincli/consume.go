@@ -169,7 +169,7 @@ func (c *connection) startingOffsets(ctx context.Context, s Streams, topic strin
 	}
 	var commits map[int32]int64
 	if group != "" {
-		offsets, err := adm.FetchOffsets(adm.ctx, group)
+		offsets, err := adm.fetchOffsets(group)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading group %s's offsets: %w", group, err)
 		}

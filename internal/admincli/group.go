@@ -156,7 +156,7 @@ func groupResetOffsets(ctx context.Context, args []string, s Streams) error {
 	} else if *execute && d.State != "Empty" && d.State != "Dead" {
 		return fmt.Errorf("offsets of group %s can only be reset while it has no members, but its state is %s", group, d.State)
 	}
-	current, err := adm.FetchOffsets(adm.ctx, group)
+	current, err := adm.fetchOffsets(group)
 	if err != nil {
 		return err
 	}
