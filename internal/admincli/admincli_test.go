@@ -26,15 +26,7 @@ func startCLI(t *testing.T) *cli {
 // run runs `karst ARGS...` with stdin and returns its outputs and status.
 func (c *cli) runWithInput(stdin string, args ...string) (stdout, stderr string, status int) {
 	c.t.Helper()
-	var cmd *Command
-	for i := range Commands {
-		if Commands[i].Name == args[0] {
-			cmd = &Commands[i]
-		}
-	}
-	if cmd == nil {
-		c.t.Fatalf("no command %q", args[0])
-	}
+	cmd := commandNamed(c.t, args[0])
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
@@ -94,4 +86,15 @@ func wantEqual(t *testing.T, what, got, want string) {
 	if got != want {
 		t.Errorf("%s:\ngot:\n%s\nwant:\n%s", what, got, want)
 	}
+}
+
+func commandNamed(t *testing.T, name string) Command {
+	t.Helper()
+	for _, c := range Commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no command %q", name)
+	return Command{}
 }

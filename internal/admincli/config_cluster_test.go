@@ -67,7 +67,7 @@ func TestClusterInfoAndCommandConfig(t *testing.T) {
 	}
 	writeFile("# client\nbootstrap.servers=" + c.bootstrap + "\nclient.id=ops\nlinger.ms=5\n")
 	var out, errOut strings.Builder
-	status := Commands[5].Run(t.Context(), []string{"info", "--command-config", file}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	status := commandNamed(t, "cluster").Run(t.Context(), []string{"info", "--command-config", file}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
 	if status != 0 || !strings.Contains(out.String(), "CONTROLLER  1") || !strings.Contains(errOut.String(), "ignoring linger.ms") {
 		t.Errorf("bootstrap from the file: exit %d\n%s%s", status, out.String(), errOut.String())
 	}

@@ -1,9 +1,13 @@
 package admincli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestProduceAndConsumeFormats(t *testing.T) {
@@ -122,5 +126,54 @@ func TestGroupConsumeDescribeResetDelete(t *testing.T) {
 	wantEqual(t, "delete", c.ok("group", "delete", "workers"), "deleted group workers\n")
 	if errOut := c.fails(1, "group", "describe", "workers"); !strings.Contains(errOut, "group workers does not exist") {
 		t.Errorf("describing a deleted group: %s", errOut)
+	}
+}
+
+// syncBuffer is an output a running command writes while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestConsumeFollowsUntilCancelled runs consume without an end: it prints
+// records produced after it started and exits 0 when its context ends
+// (Ctrl-C in the binary).
+func TestConsumeFollowsUntilCancelled(t *testing.T) {
+	c := startCLI(t)
+	c.ok("topic", "create", "live")
+	c.okWithInput("old\n", "produce", "live")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out syncBuffer
+	status := make(chan int, 1)
+	go func() {
+		status <- commandNamed(t, "consume").Run(ctx, []string{"live", "--bootstrap-server", c.bootstrap}, Streams{In: strings.NewReader(""), Out: &out, Err: &out})
+	}()
+	// Produce until consume, which started at the end, has printed one.
+	for !strings.Contains(out.String(), "new\n") {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("consume printed %q before the deadline", out.String())
+		case code := <-status:
+			t.Fatalf("consume exited %d: %s", code, out.String())
+		default:
+		}
+		c.okWithInput("new\n", "produce", "live")
+	}
+	cancel()
+	if code := <-status; code != 0 || strings.Contains(out.String(), "old") {
+		t.Errorf("exit %d after cancel, output %q (old is before the start)", code, out.String())
 	}
 }

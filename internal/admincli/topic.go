@@ -2,6 +2,7 @@ package admincli
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -142,7 +143,7 @@ func topicDescribe(ctx context.Context, args []string, s Streams) error {
 			fmt.Fprintln(s.Out)
 		}
 		d := details[name]
-		fmt.Fprintf(s.Out, "TOPIC        %s\nID           %s\nPARTITIONS   %d\nREPLICATION  %d\n", name, d.ID, len(d.Partitions), d.Partitions.NumReplicas())
+		fmt.Fprintf(s.Out, "TOPIC        %s\nID           %s\nPARTITIONS   %d\nREPLICATION  %d\n", name, kafkaUUID(d.ID), len(d.Partitions), d.Partitions.NumReplicas())
 		entries, err := adm.describeConfigs(kmsg.ConfigResourceTypeTopic, name)
 		fails.add(err)
 		fmt.Fprintln(s.Out, "CONFIGS")
@@ -240,4 +241,10 @@ func topicDelete(ctx context.Context, args []string, s Streams) error {
 		fmt.Fprintf(s.Out, "deleted topic %s\n", r.Topic)
 	}
 	return fails.result()
+}
+
+// kafkaUUID prints a topic id as Kafka's Uuid.toString does: URL-safe
+// base64 without padding, 22 characters.
+func kafkaUUID(id [16]byte) string {
+	return base64.RawURLEncoding.EncodeToString(id[:])
 }

@@ -32,6 +32,9 @@ func TestTopicCreateListDescribeAlterDelete(t *testing.T) {
 			t.Errorf("describe lacks %q:\n%s", want, desc)
 		}
 	}
+	if id := row(t, desc, "ID"); len(id) != 2 || len(id[1]) != 22 || strings.ContainsAny(id[1], "+/=") {
+		t.Errorf("topic id %q: want Kafka's 22-character URL-safe base64", id)
+	}
 	for _, p := range []string{"0", "1", "2"} {
 		if r := row(t, desc, p); len(r) != 7 || r[3] != r[1] || r[4] != r[1] || r[5] != "0" || r[6] != "0" {
 			t.Errorf("partition %s row %q (want leader = replicas = ISR, offsets 0 0)", p, r)

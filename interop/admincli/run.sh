@@ -72,6 +72,7 @@ topic_list() {
 topic_describe() {
   local out; out="$(k topic describe "$T")" || return 1; echo "$out"
   expect_eq "$(row "$out" PARTITIONS)" "PARTITIONS 3" && expect_eq "$(row "$out" REPLICATION)" "REPLICATION 1" &&
+  grep -Eq "^ID +[A-Za-z0-9_-]{22}$" <<< "$out" &&
   expect_eq "$(sed -n '/^CONFIGS$/,/^$/p' <<< "$out")" "$(printf 'CONFIGS\n  cleanup.policy=compact\n  retention.ms=3600000\n')" &&
   for p in 0 1 2; do
     # PARTITION LEADER EPOCH REPLICAS ISR LOG-START LOG-END
