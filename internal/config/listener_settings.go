@@ -1,12 +1,25 @@
 package config
 
-// ListenerSetting is a key's raw value for one listener, as Kafka resolves
-// its listener-scoped security keys (ssl.*, sasl.*): the
-// listener.name.<listener>.<key> form when set, else the key itself, else
-// its default ("" for a key whose default is null).
-func (b *Broker) ListenerSetting(listener, key string) string {
+// ListenerValue is a key as one listener sees it: its
+// listener.name.<listener>.<key> override, else the broker's dynamic or
+// static value, else the key's default; ok is false for a key that is
+// neither set nor known (a mechanism's own keys, such as
+// plain.sasl.jaas.config, when absent).
+func (b *Broker) ListenerValue(listener, key string) (value string, ok bool) {
 	if v, ok := b.ListenerOverride(listener, key); ok {
-		return v
+		return v, true
 	}
-	return b.raw(key)
+	if v, ok := lookup(key, b.dynBroker, b.dynDefault, b.static); ok {
+		return v, true
+	}
+	if k, known := brokerKeys.byName[key]; known {
+		return k.Default, true
+	}
+	return "", false
+}
+
+// ListenerSetting is ListenerValue without the ok.
+func (b *Broker) ListenerSetting(listener, key string) string {
+	v, _ := b.ListenerValue(listener, key)
+	return v
 }

@@ -365,13 +365,3 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
-
-// saslListener is the SASL set-up of the named listener, nil without one.
-func (s *Server) saslListener(name string) *sasl.Listener {
-	for _, l := range s.cfg.Listeners {
-		if l.Name == name {
-			return l.SASL
-		}
-	}
-	return nil
-}
