@@ -13,8 +13,13 @@ import (
 // partition that holds the records of 100,000 transactions (four records
 // each: Empty, Ongoing, PrepareCommit, CompleteCommit) of 10,000
 // transactional ids, through the one Replay the coordinator serves with.
+// With -short (the CI smoke run, which only checks that benchmarks run)
+// it loads a hundredth of that.
 func BenchmarkLoadPartition(b *testing.B) {
-	const ids, txnsPerID = 10_000, 10
+	ids, txnsPerID := 10_000, 10
+	if testing.Short() {
+		ids = 100
+	}
 	log := coordinator.NewMemoryLog()
 	for i := range ids {
 		id := fmt.Sprintf("txn-%05d", i)
