@@ -15,14 +15,7 @@ func clusterInfo(ctx context.Context, args []string, s Streams) error {
 	f := newFlags(s, "cluster info", "", "Print the cluster id, the controller's node id, the topic count and the brokers\n(id, host, port, rack) from a Metadata request.")
 	var conn connection
 	conn.register(f)
-	rest, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.exactly(rest, 0, "no arguments"); err != nil {
-		return err
-	}
-	adm, done, err := conn.connectAdmin(ctx, s)
+	_, adm, done, err := conn.parseAndConnect(ctx, f, args, s, func(operands []string) error { return f.exactly(operands, 0, "no arguments") })
 	if err != nil {
 		return err
 	}

@@ -96,6 +96,23 @@ type admin struct {
 }
 
 // connectAdmin opens an admin client; the returned func releases it.
+// parseAndConnect parses a command's flags (c registered on f), checks
+// its operands, and connects: the start every admin command shares.
+func (c *connection) parseAndConnect(ctx context.Context, f *flags, args []string, s Streams, check func([]string) error) ([]string, *admin, func(), error) {
+	operands, err := f.parse(args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := check(operands); err != nil {
+		return nil, nil, nil, err
+	}
+	adm, done, err := c.connectAdmin(ctx, s)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return operands, adm, done, nil
+}
+
 func (c *connection) connectAdmin(ctx context.Context, s Streams) (*admin, func(), error) {
 	cl, err := c.client(s)
 	if err != nil {

@@ -25,14 +25,7 @@ func groupList(ctx context.Context, args []string, s Streams) error {
 	f := newFlags(s, "group list", "", "List the cluster's groups, sorted by name.")
 	var conn connection
 	conn.register(f)
-	rest, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.exactly(rest, 0, "no arguments"); err != nil {
-		return err
-	}
-	adm, done, err := conn.connectAdmin(ctx, s)
+	_, adm, done, err := conn.parseAndConnect(ctx, f, args, s, func(operands []string) error { return f.exactly(operands, 0, "no arguments") })
 	if err != nil {
 		return err
 	}
@@ -54,14 +47,7 @@ func groupDescribe(ctx context.Context, args []string, s Streams) error {
 		"Show each group's state, protocol and members, and per partition its committed\noffset, the log end offset and the lag between them, as kafka-consumer-groups\n--describe does. A partition with no commit shows - for its offset and lag.")
 	var conn connection
 	conn.register(f)
-	groups, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.atLeastOne(groups, "GROUP"); err != nil {
-		return err
-	}
-	adm, done, err := conn.connectAdmin(ctx, s)
+	groups, adm, done, err := conn.parseAndConnect(ctx, f, args, s, func(operands []string) error { return f.atLeastOne(operands, "GROUP") })
 	if err != nil {
 		return err
 	}
@@ -226,14 +212,7 @@ func groupDelete(ctx context.Context, args []string, s Streams) error {
 	f := newFlags(s, "group delete", "GROUP...", "Delete groups that have no members, with their committed offsets.")
 	var conn connection
 	conn.register(f)
-	groups, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.atLeastOne(groups, "GROUP"); err != nil {
-		return err
-	}
-	adm, done, err := conn.connectAdmin(ctx, s)
+	groups, adm, done, err := conn.parseAndConnect(ctx, f, args, s, func(operands []string) error { return f.atLeastOne(operands, "GROUP") })
 	if err != nil {
 		return err
 	}

@@ -69,14 +69,7 @@ func topicList(ctx context.Context, args []string, s Streams) error {
 	var conn connection
 	conn.register(f)
 	internal := f.Bool("internal", false, "include internal topics (__consumer_offsets, ...)")
-	rest, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.exactly(rest, 0, "no arguments"); err != nil {
-		return err
-	}
-	adm, done, err := conn.connectAdmin(ctx, s)
+	_, adm, done, err := conn.parseAndConnect(ctx, f, args, s, func(operands []string) error { return f.exactly(operands, 0, "no arguments") })
 	if err != nil {
 		return err
 	}
@@ -102,14 +95,7 @@ func topicDescribe(ctx context.Context, args []string, s Streams) error {
 		"Show each topic's id, partitions (leader, epoch, replicas, in-sync replicas, log start\nand end offsets) and the configs set on it (not broker defaults).")
 	var conn connection
 	conn.register(f)
-	topics, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.atLeastOne(topics, "TOPIC"); err != nil {
-		return err
-	}
-	adm, done, err := conn.connectAdmin(ctx, s)
+	topics, adm, done, err := conn.parseAndConnect(ctx, f, args, s, func(operands []string) error { return f.atLeastOne(operands, "TOPIC") })
 	if err != nil {
 		return err
 	}
@@ -216,14 +202,7 @@ func topicDelete(ctx context.Context, args []string, s Streams) error {
 	f := newFlags(s, "topic delete", "TOPIC...", "Delete topics and their records.")
 	var conn connection
 	conn.register(f)
-	topics, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.atLeastOne(topics, "TOPIC"); err != nil {
-		return err
-	}
-	adm, done, err := conn.connectAdmin(ctx, s)
+	topics, adm, done, err := conn.parseAndConnect(ctx, f, args, s, func(operands []string) error { return f.atLeastOne(operands, "TOPIC") })
 	if err != nil {
 		return err
 	}
