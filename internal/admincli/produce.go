@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/karst-broker/karst/internal/bench"
 )
 
 // maxInputLine bounds one record's line on stdin (a record's value is
@@ -66,7 +68,7 @@ go to the partition Kafka's Java client picks (murmur2 of the key).`)
 	default:
 		return usagef(f.help(), "--acks %q: want all, 1 or 0", *acks)
 	}
-	codec, err := compressionCodec(*compression)
+	codec, err := bench.CompressionCodec(*compression)
 	if err != nil {
 		return usageError{err: err, help: f.help()}
 	}
@@ -126,18 +128,3 @@ go to the partition Kafka's Java client picks (murmur2 of the key).`)
 	return errors.Join(readErr, firstErr)
 }
 
-func compressionCodec(name string) (kgo.CompressionCodec, error) {
-	switch name {
-	case "none":
-		return kgo.NoCompression(), nil
-	case "gzip":
-		return kgo.GzipCompression(), nil
-	case "snappy":
-		return kgo.SnappyCompression(), nil
-	case "lz4":
-		return kgo.Lz4Compression(), nil
-	case "zstd":
-		return kgo.ZstdCompression(), nil
-	}
-	return kgo.CompressionCodec{}, fmt.Errorf("--compression %q: want none, gzip, snappy, lz4 or zstd", name)
-}

@@ -59,7 +59,7 @@ func (p ProducerConfig) opts() ([]kgo.Opt, error) {
 	if p.MaxBufferedBytes > 0 {
 		o = append(o, kgo.MaxBufferedBytes(p.MaxBufferedBytes))
 	}
-	codec, err := compressionCodec(p.Compression)
+	codec, err := CompressionCodec(p.Compression)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,10 @@ func (p ProducerConfig) opts() ([]kgo.Opt, error) {
 	return o, nil
 }
 
-func compressionCodec(name string) (kgo.CompressionCodec, error) {
+// CompressionCodec is franz-go's codec for a Kafka compression.type name
+// (none, gzip, snappy, lz4, zstd; any case, "" for none); the admin CLI's
+// produce reads its --compression with it too.
+func CompressionCodec(name string) (kgo.CompressionCodec, error) {
 	switch strings.ToLower(name) {
 	case "", "none":
 		return kgo.NoCompression(), nil

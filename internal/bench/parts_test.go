@@ -66,7 +66,7 @@ func TestProducerConfigOpts(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"", "none", "gzip", "snappy", "LZ4", "zstd"} {
-		if _, err := compressionCodec(c); err != nil {
+		if _, err := CompressionCodec(c); err != nil {
 			t.Errorf("%q: %v", c, err)
 		}
 	}
