@@ -127,4 +127,3 @@ go to the partition Kafka's Java client picks (murmur2 of the key).`)
 	fmt.Fprintf(s.Err, "produced %d records to %s\n", acked, rest[0])
 	return errors.Join(readErr, firstErr)
 }
-
