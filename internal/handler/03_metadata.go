@@ -163,10 +163,11 @@ func (b *Broker) metadataTopic(t *metadata.Topic) kmsg.MetadataResponseTopic {
 		mp.ISR = p.ISR
 		mp.OfflineReplicas = []int32{}
 		switch _, open := b.opts.Storage.Get(t.Name, p.ID); {
-		case b.opts.Storage.Offline(t.Name, p.ID):
-			// Its log dir failed: as Kafka's controller does for the
-			// last ISR member's offline directory, no leader, and this
-			// node listed offline (KRaftMetadataCache.getOfflineReplicas).
+		case b.opts.Storage.OfflineReplica(t.Name, p.ID):
+			// Its log dir failed (at run time or before the start): as
+			// Kafka's controller does for the last ISR member's offline
+			// directory, no leader, and this node listed offline
+			// (KRaftMetadataCache.getOfflineReplicas).
 			mp.ErrorCode = kerr.LeaderNotAvailable.Code
 			mp.Leader = -1
 			mp.OfflineReplicas = []int32{b.opts.NodeID}

@@ -34,9 +34,10 @@ func requestTopic(img *metadata.Image, byID bool, name string, id [16]byte) (*me
 // leaderPartition finds a partition of topic that this node leads, with
 // the errors of Kafka's ReplicaManager.getPartitionOrError and
 // Partition.getLocalLog, in their order: a partition the topic lacks is
-// UNKNOWN_TOPIC_OR_PARTITION; one whose log dir failed
+// UNKNOWN_TOPIC_OR_PARTITION; one that went offline with its log dir
 // KAFKA_STORAGE_ERROR; one the metadata has but this node does not host
-// NOT_LEADER_OR_FOLLOWER (the client refreshes its metadata). Then the
+// NOT_LEADER_OR_FOLLOWER (the client refreshes its metadata), including
+// one never loaded because its log dir had failed at start, as in Kafka. Then the
 // client's view of the leader epoch (KIP-320; -1 skips it): an older epoch
 // is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH. Last, a
 // partition whose leader is not this node (another broker, or -1 once it

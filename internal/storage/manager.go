@@ -49,9 +49,8 @@ type Manager struct {
 	parts atomic.Pointer[map[klog.TopicPartition]*Partition]
 	// offline are the partitions the metadata gives this node that are not
 	// served because their log dir failed (those that failed to open, and
-	// those that could not be found with a dir offline), by log dir ("" if
-	// not known).
-	offline atomic.Pointer[map[klog.TopicPartition]string]
+	// those that could not be found with a dir offline).
+	offline atomic.Pointer[map[klog.TopicPartition]offlineReplica]
 	// started: the first Reconcile, at start, is done.
 	started bool
 	// moves are the partitions being moved to another dir
@@ -99,7 +98,7 @@ func OpenDirs(dirs []string, configFor ConfigFunc, failures *klog.LogDirFailureC
 	}
 	empty := map[klog.TopicPartition]*Partition{}
 	m.parts.Store(&empty)
-	none := map[klog.TopicPartition]string{}
+	none := map[klog.TopicPartition]offlineReplica{}
 	m.offline.Store(&none)
 	return m, nil
 }
@@ -202,7 +201,7 @@ func (m *Manager) Reconcile(want []Spec) error {
 			m.signalPlaced()
 		case errs[i] != nil && !errors.Is(errs[i], errNotThisTopic):
 			m.failDir(homes[i], toOpen[i].TopicPartition, errs[i])
-			offline[toOpen[i].TopicPartition] = homes[i].path
+			offline[toOpen[i].TopicPartition] = offlineReplica{dir: homes[i].path, wentOffline: m.started}
 			errs[i] = nil
 		}
 	}

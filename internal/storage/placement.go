@@ -17,9 +17,9 @@ import (
 // elsewhere (getOrCreateLog: "Can not create log ... because log
 // directories ... are offline"). It returns the homes (nil: not opened),
 // the partitions left offline, and the errors of duplicated partitions.
-func (m *Manager) place(toOpen []Spec, open map[klog.TopicPartition]*Partition) ([]*logDir, map[klog.TopicPartition]string, []error) {
+func (m *Manager) place(toOpen []Spec, open map[klog.TopicPartition]*Partition) ([]*logDir, map[klog.TopicPartition]offlineReplica, []error) {
 	wasOffline := *m.offline.Load()
-	offline := map[klog.TopicPartition]string{}
+	offline := map[klog.TopicPartition]offlineReplica{}
 	counts := map[*logDir]int{}
 	for _, p := range open {
 		if d := m.logDir(p.Dir); d != nil {
@@ -34,8 +34,8 @@ func (m *Manager) place(toOpen []Spec, open map[klog.TopicPartition]*Partition) 
 	var errs []error
 	for i, s := range toOpen {
 		tp := s.TopicPartition
-		if dir, ok := wasOffline[tp]; ok {
-			offline[tp] = dir
+		if r, ok := wasOffline[tp]; ok {
+			offline[tp] = r
 			continue
 		}
 		found, err := m.existing(tp)
@@ -46,12 +46,14 @@ func (m *Manager) place(toOpen []Spec, open map[klog.TopicPartition]*Partition) 
 		case found != nil:
 			homes[i] = found
 		case anyOffline && !m.started:
-			offline[tp] = ""
+			offline[tp] = offlineReplica{}
 			continue
 		default:
 			homes[i] = m.nextLogDir(counts)
 			if homes[i] == nil {
-				offline[tp] = ""
+				// Every dir failed since the start: Kafka's getOrCreateLog
+				// fails and the partition is marked offline.
+				offline[tp] = offlineReplica{wentOffline: m.started}
 				continue
 			}
 		}
