@@ -108,5 +108,21 @@ func TestDataPathRefusesPartitionsThisNodeDoesNotLead(t *testing.T) {
 		if got := writeMarkers(f, 7000, 0, false, 0, "t", 0, 1); got[0].ErrorCode != notLeader || got[1].ErrorCode != 0 {
 			t.Errorf("leader %d: markers answered %d and %d, want NOT_LEADER_OR_FOLLOWER and none", leader, got[0].ErrorCode, got[1].ErrorCode)
 		}
+
+		if leader == metadata.NoLeader {
+			// A leaderless partition whose log dir is healthy: Kafka's
+			// KRaftMetadataCache answers LEADER_NOT_AVAILABLE (no alive
+			// leader), leader -1 and no offline replica.
+			md := kmsg.NewPtrMetadataRequest()
+			mt := kmsg.NewMetadataRequestTopic()
+			mt.Topic = kmsg.StringPtr("t")
+			md.Topics = append(md.Topics, mt)
+			for _, p := range f.call(md, 12).(*kmsg.MetadataResponse).Topics[0].Partitions {
+				want := map[int32]int16{0: kerr.LeaderNotAvailable.Code, 1: 0}[p.Partition]
+				if p.ErrorCode != want || (p.Leader == -1) != (p.Partition == 0) || len(p.OfflineReplicas) != 0 {
+					t.Errorf("metadata of partition %d: error %d, leader %d, offline %v; want error %d", p.Partition, p.ErrorCode, p.Leader, p.OfflineReplicas, want)
+				}
+			}
+		}
 	}
 }
