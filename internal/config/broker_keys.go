@@ -1,5 +1,7 @@
 package config
 
+import "slices"
+
 // DefaultDataDir is the data directory of the embedded default (log.dir),
 // relative to the working directory.
 const DefaultDataDir = "./karst-data"
@@ -226,7 +228,7 @@ var brokerKeyList = []Key{
 	karst(def("karst.log.format", TypeString, "text", in("text", "json"), ReadOnly, "Karst: format of the broker's log on stderr: text (key=value pairs) or json (one object per line).")),
 }
 
-var brokerKeys = newKeyTable(brokerKeyList)
+var brokerKeys = newKeyTable(slices.Concat(brokerKeyList, oauthBearerKeys, delegationTokenKeys))
 
 // BrokerKey returns (a copy of) the definition of a broker key.
 func BrokerKey(name string) (Key, bool) {

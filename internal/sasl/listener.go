@@ -2,6 +2,7 @@ package sasl
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,7 +39,10 @@ type Listener struct {
 	Scram ScramCredentials
 
 	plainUsers map[string]string
-	oauth      unsecuredValidator
+	oauth      tokenValidator
+	// closers stop what the listener's mechanisms run in the background
+	// (a JWKS refresh).
+	closers []func()
 }
 
 // served are the mechanisms this package implements.
@@ -92,8 +96,8 @@ func NewListener(name string, s Settings, scram ScramCredentials) (*Listener, er
 			l.oauth, _ = newUnsecuredValidator(nil)
 		}
 		if m == OAuthBearer {
-			if handler, set := s.ListenerValue(name, prefix+"sasl.server.callback.handler.class"); set && handler != "" {
-				return nil, fmt.Errorf("listener %s: OAUTHBEARER with %s: only Kafka's unsecured token validation is served", name, handler)
+			if err := l.configureOAuthBearerValidator(s, prefix); err != nil {
+				return nil, err
 			}
 		}
 		reauth, ok := s.ListenerValue(name, prefix+"connections.max.reauth.ms")
@@ -132,6 +136,43 @@ func parseMillis(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a number of milliseconds", v)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// configureOAuthBearerValidator replaces the unsecured validator with
+// Kafka's JWT validation when the listener's OAUTHBEARER server callback
+// handler is OAuthBearerValidatorCallbackHandler. Its keys are read as
+// Kafka's ConfigurationUtils reads them: oauthbearer.<key> (so
+// listener.name.<listener>.oauthbearer.<key>) before <key>.
+func (l *Listener) configureOAuthBearerValidator(s Settings, prefix string) error {
+	handler, _ := s.ListenerValue(l.Name, prefix+"sasl.server.callback.handler.class")
+	switch handler = strings.TrimSpace(handler); handler {
+	case "":
+		return nil
+	case OAuthBearerValidatorCallbackHandler:
+	default:
+		return fmt.Errorf("listener %s: OAUTHBEARER server callback handler %s is not served by Karst (served: %s, or none for unsecured tokens)",
+			l.Name, handler, OAuthBearerValidatorCallbackHandler)
+	}
+	v, err := newJWTValidator(func(key string) (string, bool) {
+		if v, ok := s.ListenerValue(l.Name, prefix+key); ok {
+			return v, true
+		}
+		return s.ListenerValue(l.Name, key)
+	}, slog.Default().With("listener", l.Name, "mechanism", OAuthBearer))
+	if err != nil {
+		return fmt.Errorf("listener %s: OAUTHBEARER: %w", l.Name, err)
+	}
+	l.oauth = v
+	l.closers = append(l.closers, v.close)
+	return nil
+}
+
+// Close stops the listener's background work.
+func (l *Listener) Close() {
+	for _, c := range l.closers {
+		c()
+	}
+	l.closers = nil
 }
 
 // Enabled reports whether the listener enables mechanism.

@@ -85,8 +85,8 @@ func ParseOAuthBearerInitialResponse(msg []byte) (token, authzID string, extensi
 	return a[2], authzID, extensions, nil
 }
 
-// unsecuredToken is a validated unsecured JWS.
-type unsecuredToken struct {
+// validToken is a token a validator accepted.
+type validToken struct {
 	principal string
 	expires   time.Time
 }
@@ -110,9 +110,9 @@ func (r *tokenRefusal) challenge() string {
 // empty signature and alg none, a string principal claim, an expiration
 // not passed (within the clock skew), an issued-at not in the future and
 // not after the expiration, and the required scope.
-func (v unsecuredValidator) validate(token string, now time.Time) (unsecuredToken, *tokenRefusal) {
-	refuse := func(format string, args ...any) (unsecuredToken, *tokenRefusal) {
-		return unsecuredToken{}, &tokenRefusal{status: "invalid_token", reason: fmt.Sprintf(format, args...)}
+func (v unsecuredValidator) validate(token string, now time.Time) (validToken, *tokenRefusal) {
+	refuse := func(format string, args ...any) (validToken, *tokenRefusal) {
+		return validToken{}, &tokenRefusal{status: "invalid_token", reason: fmt.Sprintf(format, args...)}
 	}
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 || parts[2] != "" {
@@ -157,9 +157,9 @@ func (v unsecuredValidator) validate(token string, now time.Time) (unsecuredToke
 	if missing := v.missingScope(claims[v.scopeClaim]); missing != "" {
 		_, r := refuse("the token's scope lacks %s", missing)
 		r.scope = "[" + strings.Join(v.requiredScope, ", ") + "]"
-		return unsecuredToken{}, r
+		return validToken{}, r
 	}
-	return unsecuredToken{principal: principal, expires: expires}, nil
+	return validToken{principal: principal, expires: expires}, nil
 }
 
 func (v unsecuredValidator) missingScope(claim any) string {
@@ -194,9 +194,9 @@ func decodeJWSPart(part string, into any) error {
 // with the token; a refused token is answered with an error challenge,
 // which the client acknowledges with 0x01 before the failure.
 type oauthBearerExchange struct {
-	validator unsecuredValidator
+	validator tokenValidator
 	now       func() time.Time
-	token     unsecuredToken
+	token     validToken
 	refusal   *tokenRefusal
 	done      bool
 }

@@ -347,6 +347,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 	s.acceptWG.Wait()
 	s.cancel()
+	for _, l := range s.cfg.Listeners {
+		if l.SASL != nil {
+			l.SASL.Close()
+		}
+	}
 	for _, c := range conns {
 		c.stopReading()
 	}
