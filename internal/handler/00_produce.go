@@ -11,9 +11,13 @@ package handler
 //	v12: transaction version 2 (the broker adds partitions implicitly).
 //	v13: topics named by id.
 //
-// v0–v2 are advertised as Apache Kafka 4 advertises them (librdkafka
-// needs Produce v0 in the table to start) and refused per partition with
-// UNSUPPORTED_VERSION, as Kafka refuses them.
+//	v0–v2: MessageSets of magic 0 and 1 (legacy_produce.go), up-converted
+//	to one v2 batch per partition before anything else looks at them.
+//	v1 adds the throttle time, v2 the log append time.
+//
+// Apache Kafka 4 advertises v0–v2 (librdkafka needs Produce v0 in the
+// table to start) but closes the connection when one arrives (KIP-896);
+// Karst serves them, as Kafka 3.x did.
 //
 // Internal topics (__consumer_offsets, __transaction_state) refuse
 // client writes with INVALID_TOPIC_EXCEPTION, as Kafka's ReplicaManager
@@ -74,9 +78,6 @@ const defaultProduceTimeout = 30 * time.Second
 // (AdminUtils.ADMIN_CLIENT_ID).
 const adminClientID = "__admin_client"
 
-// minProduceVersion is the oldest Produce version Karst accepts.
-const minProduceVersion = 3
-
 // pendingDurable is an appended batch whose response waits for fsync.
 type pendingDurable struct {
 	log    *klog.Log
@@ -105,10 +106,6 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 			*po = kmsg.NewProduceResponseTopicPartition()
 			po.Partition = rp.Partition
 			po.BaseOffset, po.LogAppendTime, po.LogStartOffset = -1, -1, -1
-			if r.Version() < minProduceVersion {
-				po.ErrorCode = kerr.UnsupportedVersion.Code
-				continue
-			}
 			if topicErr != 0 {
 				po.ErrorCode = topicErr
 				continue
@@ -130,13 +127,21 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 				continue
 			}
 			logConfig := b.logConfig(img, topic.Name)
+			batches := rp.Records
+			if r.Version() <= lastMessageSetProduceVersion {
+				var err error
+				if batches, err = upConvertMessageSet(rp.Records, logConfig); err != nil {
+					po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
+					continue
+				}
+			}
 			if logConfig.Compact {
-				if errs, msg, code := keylessRecordErrors(rp.Records, topic.Name, rp.Partition); code != 0 {
+				if errs, msg, code := keylessRecordErrors(batches, topic.Name, rp.Partition); code != 0 {
 					po.ErrorCode, po.ErrorMessage, po.ErrorRecords = code, msg, errs
 					continue
 				}
 			}
-			records, err := recompressForTopic(rp.Records, logConfig.CompressionType, logConfig.MaxMessageBytes)
+			records, err := recompressForTopic(batches, logConfig.CompressionType, logConfig.MaxMessageBytes)
 			if err != nil {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
 				continue

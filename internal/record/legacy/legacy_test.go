@@ -12,32 +12,12 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/karst-broker/karst/internal/record"
+	"github.com/karst-broker/karst/internal/record/legacy/legacytest"
 )
 
 // guideMessage lays out one message field by field in the order of the 0.8
 // protocol guide, independently of appendMessage.
-func guideMessage(offset int64, magic, attributes int8, timestamp int64, key, value []byte) []byte {
-	var body bytes.Buffer
-	body.WriteByte(byte(magic))
-	body.WriteByte(byte(attributes))
-	if magic == 1 {
-		_ = binary.Write(&body, binary.BigEndian, timestamp)
-	}
-	for _, b := range [][]byte{key, value} {
-		if b == nil {
-			_ = binary.Write(&body, binary.BigEndian, int32(-1))
-			continue
-		}
-		_ = binary.Write(&body, binary.BigEndian, int32(len(b)))
-		body.Write(b)
-	}
-	var out bytes.Buffer
-	_ = binary.Write(&out, binary.BigEndian, offset)
-	_ = binary.Write(&out, binary.BigEndian, int32(4+body.Len()))
-	_ = binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(body.Bytes()))
-	out.Write(body.Bytes())
-	return out.Bytes()
-}
+var guideMessage = legacytest.Message
 
 func TestDecodeReadsTheGuidesLayout(t *testing.T) {
 	set := append(guideMessage(0, 0, 0, 0, []byte("k1"), []byte("v1")),
