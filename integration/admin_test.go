@@ -15,9 +15,9 @@ import (
 )
 
 // adminClient starts a broker and returns a franz-go admin client on it.
-func adminClient(t *testing.T) (*karsttest.Broker, *kgo.Client, *kadm.Client) {
+func adminClient(t *testing.T, opts ...karsttest.Option) (*karsttest.Broker, *kgo.Client, *kadm.Client) {
 	t.Helper()
-	b := karsttest.Start(t)
+	b := karsttest.Start(t, opts...)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
 	if err != nil {
 		t.Fatal(err)

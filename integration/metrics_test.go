@@ -2,9 +2,12 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,13 +106,7 @@ func TestMetricsEndpointCountsProduceAndGroupConsumeAndLag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer consumer.Close()
-	for got := 0; got < produced; {
-		fetches := consumer.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("consumed %d of %d records", got, produced)
-		}
-		got += len(fetches.Records())
-	}
+	pollAtLeast(t, ctx, consumer, produced)
 	// Commit a position short of the end, as a consumer still working
 	// through the records would.
 	var commitErr error
@@ -156,7 +153,8 @@ func TestMetricsEndpointCountsProduceAndGroupConsumeAndLag(t *testing.T) {
 		{"kafka_consumergroup_members", groupLabels[:1], 1},
 		{"kafka_topic_partition_current_offset", []string{`topic="` + topic + `"`, `partition="0"`}, produced},
 		{"kafka_topic_partition_oldest_offset", []string{`topic="` + topic + `"`, `partition="0"`}, 0},
-		{"kafka_server_brokertopicmetrics_messages_in_total", []string{`topic="` + topic + `"`}, produced},
+		{"kafka_server_brokertopicmetrics_messagesin_total", []string{`topic="` + topic + `"`}, produced},
+		{"kafka_server_brokertopicmetrics_totalproducerequests_total", []string{`topic="` + topic + `"`}, produced},
 		{"kafka_server_replicamanager_underreplicatedpartitions", nil, 0},
 		{"kafka_controller_kafkacontroller_offlinepartitionscount", nil, 0},
 		{"kafka_server_delayedoperationpurgatory_purgatorysize", []string{`delayedoperation="Produce"`}, 0},
@@ -173,15 +171,18 @@ func TestMetricsEndpointCountsProduceAndGroupConsumeAndLag(t *testing.T) {
 		labels  []string
 		atLeast float64
 	}{
-		{"kafka_server_brokertopicmetrics_bytes_in_total", []string{`topic="` + topic + `"`}, 1},
-		{"kafka_server_brokertopicmetrics_bytes_out_total", []string{`topic="` + topic + `"`}, 1},
-		{"kafka_network_requests_total", []string{`request="Produce"`}, produced},
-		{"kafka_network_requests_total", []string{`request="OffsetCommit"`}, 1},
-		{"kafka_network_requests_total", []string{`request="JoinGroup"`}, 1},
-		{"kafka_network_request_total_time_seconds_count", []string{`request="Fetch"`}, 1},
+		{"kafka_server_brokertopicmetrics_bytesin_total", []string{`topic="` + topic + `"`}, 1},
+		{"kafka_server_brokertopicmetrics_bytesout_total", []string{`topic="` + topic + `"`}, 1},
+		{"kafka_server_brokertopicmetrics_totalfetchrequests_total", []string{`topic="` + topic + `"`}, 1},
+		{"kafka_network_requestmetrics_requests_total", []string{`request="Produce"`}, produced},
+		{"kafka_network_requestmetrics_requests_total", []string{`request="OffsetCommit"`}, 1},
+		{"kafka_network_requestmetrics_requests_total", []string{`request="JoinGroup"`}, 1},
+		{"kafka_network_requestmetrics_totaltimems_count", []string{`request="Fetch"`}, 1},
+		{"kafka_network_requestmetrics_totaltimems", []string{`request="Produce"`, `quantile="0.99"`}, 0},
+		{"kafka_log_log_size", []string{`topic="` + topic + `"`, `partition="0"`}, 1},
 		{"kafka_server_replicamanager_partitioncount", nil, 1},
 		{"kafka_server_connection_count", nil, 1},
-		{"kafka_log_flush_time_seconds_count", nil, 0}, // present; counts once internal/log reports flushes
+		{"kafka_log_logflushstats_logflushrateandtimems_count", nil, 1},
 		{"kafka_server_delayedoperationpurgatory_purgatorysize", []string{`delayedoperation="Fetch"`}, 0},
 		{"go_goroutines", nil, 1},
 	} {
@@ -254,7 +255,7 @@ func TestMetricsShowParkedFetchesAndFlushes(t *testing.T) {
 		t.Fatal("the parked fetch was not woken by the produce")
 	}
 	body := waitForMetric("the fetch leaving purgatory", func(body string) bool { return fetchParked(body) == 0 })
-	if n := metricValue(body, "kafka_log_flush_time_seconds_count"); n < 1 {
+	if n := metricValue(body, "kafka_log_logflushstats_logflushrateandtimems_count"); n < 1 {
 		t.Errorf("log flushes = %v after an acks=all produce, want at least 1", n)
 	}
 }
@@ -268,4 +269,157 @@ func grep(body, s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// pollAtLeast polls consumer until it has returned n records.
+func pollAtLeast(t *testing.T, ctx context.Context, consumer *kgo.Client, n int) {
+	t.Helper()
+	for got := 0; got < n; {
+		fetches := consumer.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("consumed %d of %d records", got, n)
+		}
+		got += len(fetches.Records())
+	}
+}
+
+// unlabelledValue returns the value of name's sample without labels (the
+// JMX exporter's all-topics BrokerTopicMetrics series), or -1.
+func unlabelledValue(body, name string) float64 {
+	for _, line := range strings.Split(body, "\n") {
+		if rest, ok := strings.CutPrefix(line, name+" "); ok {
+			if v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64); err == nil {
+				return v
+			}
+		}
+	}
+	return -1
+}
+
+// dashboardSeries lists the series names the Grafana dashboard's panel
+// queries read.
+func dashboardSeries(t *testing.T) []string {
+	t.Helper()
+	raw, err := os.ReadFile("../deploy/grafana/karst-broker.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	seriesName := regexp.MustCompile(`\b(?:kafka|process|go)_[a-z0-9_]+`)
+	seen := map[string]bool{}
+	var names []string
+	for _, p := range d.Panels {
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, q := range p.Targets {
+			found := seriesName.FindAllString(q.Expr, -1)
+			if len(found) == 0 {
+				t.Errorf("panel %q query %q names no series", p.Title, q.Expr)
+			}
+			for _, n := range found {
+				if !seen[n] {
+					seen[n] = true
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// TestMetricsUseJMXExporterNamesAndForgetDeletedTopics produces to two
+// topics, consumes one in a group, deletes the other, and checks the
+// scrape against the names Kafka's JMX exporter writes: per-topic
+// BrokerTopicMetrics beside an all-topics series, the deleted topic's
+// series gone, and every series the Grafana dashboard queries present.
+func TestMetricsUseJMXExporterNamesAndForgetDeletedTopics(t *testing.T) {
+	const (
+		kept, deleted = "jmx-kept", "jmx-deleted"
+		group         = "jmx-readers"
+		each          = 7
+	)
+	b, cl, adm := adminClient(t, karsttest.WithConfig("karst.metrics.listener", "127.0.0.1:0"))
+	ctx := testContext(t)
+	if _, err := adm.CreateTopics(ctx, 1, 1, nil, kept, deleted); err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range []string{kept, deleted} {
+		for i := range each {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("value " + strconv.Itoa(i))}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	consumer, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumerGroup(group), kgo.ConsumeTopics(kept),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close()
+	pollAtLeast(t, ctx, consumer, each)
+	if err := consumer.CommitUncommittedOffsets(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	before := scrapeMetrics(t, ctx, b.MetricsURL())
+	if got := metricValue(before, "kafka_server_brokertopicmetrics_messagesin_total", `topic="`+deleted+`"`); got != each {
+		t.Fatalf("messages in %s = %v before the deletion, want %d", deleted, got, each)
+	}
+	for _, name := range dashboardSeries(t) {
+		if !strings.Contains(before, "\n"+name+"{") && !strings.Contains(before, "\n"+name+" ") {
+			t.Errorf("the dashboard queries %s, which the scrape does not have", name)
+		}
+	}
+
+	resp, err := adm.DeleteTopics(ctx, deleted)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after string
+	for {
+		after = scrapeMetrics(t, ctx, b.MetricsURL())
+		if !strings.Contains(after, `topic="`+deleted+`"`) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s's series stayed after its deletion:\n%s", deleted, grep(after, deleted))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	for _, c := range []struct {
+		name string
+		want float64
+	}{
+		{"kafka_server_brokertopicmetrics_messagesin_total", 2 * each}, // all topics keep what the deleted one added
+		{"kafka_server_brokertopicmetrics_totalproducerequests_total", 2 * each},
+	} {
+		if got := unlabelledValue(after, c.name); got != c.want {
+			t.Errorf("all-topics %s = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if got := metricValue(after, "kafka_server_brokertopicmetrics_messagesin_total", `topic="`+kept+`"`); got != each {
+		t.Errorf("messages in %s = %v, want %d", kept, got, each)
+	}
+	if all, one := unlabelledValue(after, "kafka_server_brokertopicmetrics_bytesout_total"),
+		metricValue(after, "kafka_server_brokertopicmetrics_bytesout_total", `topic="`+kept+`"`); all < one || one <= 0 {
+		t.Errorf("bytes out: all topics %v, %s %v; want the consumed topic's bytes, counted in all topics too", all, kept, one)
+	}
+	if got := metricValue(after, "kafka_consumergroup_lag", `consumergroup="`+group+`"`, `topic="`+kept+`"`); got != 0 {
+		t.Errorf("lag of %s = %v after committing everything, want 0", group, got)
+	}
 }

@@ -86,7 +86,7 @@ run_mode e2e -duration "$LOAD_TIME" -rate 2000 -partitions 3 -warmup 500ms -drai
 if [ -n "$metrics_addr" ]; then
   echo "-- scrape http://$metrics_addr/metrics"
   scrape="$(timeout 10 curl -fsS "http://$metrics_addr/metrics")" || fail "metrics scrape failed"
-  grep -q '^kafka_server_brokertopicmetrics_messages_in_total{topic="karst-bench"}' <<<"$scrape" ||
+  grep -q '^kafka_server_brokertopicmetrics_messagesin_total{topic="karst-bench"}' <<<"$scrape" ||
     fail "the scrape has no messages-in counter for karst-bench"
 fi
 

@@ -6,13 +6,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-func newLogFlushHistogram() prometheus.Histogram {
-	return prometheus.NewHistogram(prometheus.HistogramOpts{
-		Namespace: "kafka", Subsystem: "log", Name: "flush_time_seconds",
-		Help: "Duration of each log flush (one group-committed fsync round of a partition log; Kafka's LogFlushStats LogFlushRateAndTimeMs).",
-		// 50µs .. ~3.3s: a page-cache fsync on NVMe up to a stalled disk.
-		Buckets: prometheus.ExponentialBuckets(0.00005, 2, 17),
-	})
+func newLogFlushTimer() prometheus.Summary {
+	return newKafkaTimer("log", "logflushstats_logflushrateandtimems",
+		"Milliseconds of each log flush: one group-committed fsync round of a partition log (LogFlushStats LogFlushRateAndTimeMs).").WithLabelValues().(prometheus.Summary)
 }
 
 // LogFlushed records one fsync round of a partition log.
@@ -20,5 +16,5 @@ func (m *Metrics) LogFlushed(took time.Duration) {
 	if m == nil {
 		return
 	}
-	m.logFlush.Observe(took.Seconds())
+	m.logFlush.Observe(float64(took) / float64(time.Millisecond))
 }

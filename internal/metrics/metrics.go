@@ -12,17 +12,19 @@ type Metrics struct {
 	Registry *prometheus.Registry
 
 	requests        *prometheus.CounterVec
-	requestSeconds  *prometheus.HistogramVec
+	requestTime     *prometheus.SummaryVec
 	requestTable    requestTable
 	outOfTable      func() *requestSeries // made on first use
 	connections     prometheus.Gauge
 	connectionsOpen *prometheus.CounterVec
-	bytesIn         *prometheus.CounterVec
-	messagesIn      *prometheus.CounterVec
-	bytesOut        *prometheus.CounterVec
-	failedProduce   *prometheus.CounterVec
+	bytesIn         *topicCounter
+	messagesIn      *topicCounter
+	bytesOut        *topicCounter
+	failedProduce   *topicCounter
+	totalProduce    *topicCounter
+	totalFetch      *topicCounter
 	purgatory       [purgatories]prometheus.Gauge
-	logFlush        prometheus.Histogram
+	logFlush        prometheus.Summary
 }
 
 // New registers every measure, with the Go runtime and process collectors.
@@ -38,30 +40,23 @@ func New() *Metrics {
 			Namespace: "kafka", Subsystem: "server", Name: "connections_accepted_total",
 			Help: "Connections accepted, by listener.",
 		}, []string{"listener"}),
-		bytesIn: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "kafka", Subsystem: "server", Name: "brokertopicmetrics_bytes_in_total",
-			Help: "Record bytes appended, by topic (BrokerTopicMetrics BytesInPerSec).",
-		}, []string{"topic"}),
-		messagesIn: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "kafka", Subsystem: "server", Name: "brokertopicmetrics_messages_in_total",
-			Help: "Records appended, by topic (BrokerTopicMetrics MessagesInPerSec).",
-		}, []string{"topic"}),
-		bytesOut: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "kafka", Subsystem: "server", Name: "brokertopicmetrics_bytes_out_total",
-			Help: "Record bytes sent to consumers, by topic (BrokerTopicMetrics BytesOutPerSec).",
-		}, []string{"topic"}),
-		failedProduce: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "kafka", Subsystem: "server", Name: "brokertopicmetrics_failed_produce_requests_total",
-			Help: "Partition appends refused, by topic (BrokerTopicMetrics FailedProduceRequestsPerSec).",
-		}, []string{"topic"}),
+		bytesIn:       newTopicCounter("bytesin", "Record bytes appended (BrokerTopicMetrics BytesInPerSec)."),
+		messagesIn:    newTopicCounter("messagesin", "Records appended (BrokerTopicMetrics MessagesInPerSec)."),
+		bytesOut:      newTopicCounter("bytesout", "Record bytes sent to consumers (BrokerTopicMetrics BytesOutPerSec)."),
+		failedProduce: newTopicCounter("failedproducerequests", "Partition appends refused (BrokerTopicMetrics FailedProduceRequestsPerSec)."),
+		totalProduce:  newTopicCounter("totalproducerequests", "Partition appends asked for, refused or not (BrokerTopicMetrics TotalProduceRequestsPerSec)."),
+		totalFetch:    newTopicCounter("totalfetchrequests", "Partition reads that returned records (BrokerTopicMetrics TotalFetchRequestsPerSec counts every partition read; Karst counts those with bytes)."),
 	}
-	m.requests, m.requestSeconds = newRequestVecs()
+	m.requests, m.requestTime = newRequestVecs()
 	m.outOfTable = sync.OnceValue(func() *requestSeries { return m.lookUpRequestSeries(outOfTableLabel, outOfTableLabel) })
 	purgatoryVec, purgatory := newPurgatoryGauges()
-	m.purgatory, m.logFlush = purgatory, newLogFlushHistogram()
+	m.purgatory, m.logFlush = purgatory, newLogFlushTimer()
 	r.MustRegister(purgatoryVec, m.logFlush)
-	r.MustRegister(m.requests, m.requestSeconds, m.connections, m.connectionsOpen, m.bytesIn, m.messagesIn, m.bytesOut, m.failedProduce,
+	r.MustRegister(m.requests, m.requestTime, m.connections, m.connectionsOpen,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, c := range m.topicCounters() {
+		r.MustRegister(c)
+	}
 	return m
 }
 
@@ -87,8 +82,9 @@ func (m *Metrics) Appended(topic string, bytes, records int) {
 	if m == nil {
 		return
 	}
-	m.bytesIn.WithLabelValues(topic).Add(float64(bytes))
-	m.messagesIn.WithLabelValues(topic).Add(float64(records))
+	m.totalProduce.add(topic, 1)
+	m.bytesIn.add(topic, float64(bytes))
+	m.messagesIn.add(topic, float64(records))
 }
 
 // AppendFailed records an append a topic refused.
@@ -96,7 +92,8 @@ func (m *Metrics) AppendFailed(topic string) {
 	if m == nil {
 		return
 	}
-	m.failedProduce.WithLabelValues(topic).Inc()
+	m.totalProduce.add(topic, 1)
+	m.failedProduce.add(topic, 1)
 }
 
 // Fetched records record bytes sent from a topic.
@@ -104,5 +101,6 @@ func (m *Metrics) Fetched(topic string, bytes int64) {
 	if m == nil || bytes == 0 {
 		return
 	}
-	m.bytesOut.WithLabelValues(topic).Add(float64(bytes))
+	m.totalFetch.add(topic, 1)
+	m.bytesOut.add(topic, float64(bytes))
 }

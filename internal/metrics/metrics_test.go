@@ -51,16 +51,41 @@ func TestPurgatorySizesFollowEnterAndLeave(t *testing.T) {
 	}
 }
 
-func TestLogFlushHistogramObservesSeconds(t *testing.T) {
+func TestLogFlushTimerObservesMilliseconds(t *testing.T) {
+	const name = "kafka_log_logflushstats_logflushrateandtimems"
 	m := New()
-	if f := family(t, m, "kafka_log_flush_time_seconds"); f == nil || f.GetMetric()[0].GetHistogram().GetSampleCount() != 0 {
-		t.Fatal("the flush histogram is not exported empty before any flush")
+	if f := family(t, m, name); f == nil || f.GetMetric()[0].GetSummary().GetSampleCount() != 0 {
+		t.Fatal("the flush timer is not exported empty before any flush")
 	}
 	m.LogFlushed(3 * time.Millisecond)
 	m.LogFlushed(time.Millisecond)
-	h := family(t, m, "kafka_log_flush_time_seconds").GetMetric()[0].GetHistogram()
-	if h.GetSampleCount() != 2 || h.GetSampleSum() < 0.0039 || h.GetSampleSum() > 0.0041 {
-		t.Errorf("count %d sum %v, want 2 and 0.004", h.GetSampleCount(), h.GetSampleSum())
+	s := family(t, m, name).GetMetric()[0].GetSummary()
+	if s.GetSampleCount() != 2 || s.GetSampleSum() < 3.9 || s.GetSampleSum() > 4.1 {
+		t.Errorf("count %d sum %v, want 2 and 4 ms", s.GetSampleCount(), s.GetSampleSum())
+	}
+}
+
+func TestBrokerTopicMetricsHaveAnAllTopicsSeriesAndForgetDeletedTopics(t *testing.T) {
+	const name = "kafka_server_brokertopicmetrics_messagesin_total"
+	m := New()
+	m.Appended("a", 100, 2)
+	m.Appended("b", 50, 3)
+	series := func() map[string]float64 {
+		got := map[string]float64{}
+		for _, s := range family(t, m, name).GetMetric() {
+			got[labelsOf(s)["topic"]] = s.GetCounter().GetValue()
+		}
+		return got
+	}
+	if got := series(); got[""] != 5 || got["a"] != 2 || got["b"] != 3 || len(got) != 3 {
+		t.Errorf("messages in %v, want all topics 5, a 2, b 3", got)
+	}
+	m.ForgetTopic("a")
+	if got := series(); got[""] != 5 || got["b"] != 3 || len(got) != 2 {
+		t.Errorf("after deleting a: %v, want all topics 5 and b 3", got)
+	}
+	if f := family(t, m, "kafka_server_brokertopicmetrics_bytesin_total"); len(f.GetMetric()) != 2 {
+		t.Errorf("bytes in has %d series after deleting a, want 2", len(f.GetMetric()))
 	}
 }
 
@@ -76,6 +101,7 @@ func TestNilMetricsRecordsNothing(t *testing.T) {
 	m.EnterPurgatory(FetchPurgatory)
 	m.LeavePurgatory(FetchPurgatory)
 	m.LogFlushed(time.Millisecond)
+	m.ForgetTopic("t")
 }
 
 func TestRegistryIsConsistent(t *testing.T) {

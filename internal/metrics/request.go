@@ -29,17 +29,27 @@ type requestSeries struct {
 // looked up once and then found by index.
 type requestTable [requestTableKeys][requestTableVersions]atomic.Pointer[requestSeries]
 
-func newRequestVecs() (*prometheus.CounterVec, *prometheus.HistogramVec) {
+// kafkaQuantiles are the percentiles the JMX exporter reads from a Yammer
+// histogram (50thPercentile ... 999thPercentile), with the error each is
+// allowed.
+var kafkaQuantiles = map[float64]float64{0.5: 0.05, 0.75: 0.02, 0.95: 0.01, 0.98: 0.005, 0.99: 0.001, 0.999: 0.0001}
+
+// newKafkaTimer is a Yammer timer as the JMX exporter writes it: the
+// name with a quantile label per percentile, in milliseconds, plus _sum
+// and _count.
+func newKafkaTimer(subsystem, name, help string, labels ...string) *prometheus.SummaryVec {
+	return prometheus.NewSummaryVec(prometheus.SummaryOpts{
+		Namespace: "kafka", Subsystem: subsystem, Name: name, Help: help, Objectives: kafkaQuantiles,
+	}, labels)
+}
+
+func newRequestVecs() (*prometheus.CounterVec, *prometheus.SummaryVec) {
 	count := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "kafka", Subsystem: "network", Name: "requests_total",
-		Help: "Requests answered, by API and version (Kafka's RequestMetrics RequestsPerSec).",
+		Namespace: "kafka", Subsystem: "network", Name: "requestmetrics_requests_total",
+		Help: "Requests answered, by API and version (RequestMetrics RequestsPerSec).",
 	}, []string{"request", "version"})
-	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: "kafka", Subsystem: "network", Name: "request_total_time_seconds",
-		Help: "Time from a request's arrival to its response being queued, by API and version " +
-			"(Kafka's RequestMetrics TotalTimeMs, which is per API only; the version label is added so latency can be compared across client versions).",
-		Buckets: prometheus.ExponentialBuckets(0.00005, 2, 18),
-	}, []string{"request", "version"})
+	latency := newKafkaTimer("network", "requestmetrics_totaltimems",
+		"Milliseconds from a request's arrival to its response being queued, by API (RequestMetrics TotalTimeMs).", "request")
 	return count, latency
 }
 
@@ -50,7 +60,7 @@ func (m *Metrics) Request(apiKey, version int16, took time.Duration) {
 	}
 	s := m.requestSeries(apiKey, version)
 	s.count.Inc()
-	s.latency.Observe(took.Seconds())
+	s.latency.Observe(float64(took) / float64(time.Millisecond))
 }
 
 func (m *Metrics) requestSeries(apiKey, version int16) *requestSeries {
@@ -77,6 +87,6 @@ const outOfTableLabel = "other"
 func (m *Metrics) lookUpRequestSeries(request, version string) *requestSeries {
 	return &requestSeries{
 		count:   m.requests.WithLabelValues(request, version),
-		latency: m.requestSeconds.WithLabelValues(request, version),
+		latency: m.requestTime.WithLabelValues(request),
 	}
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -8,42 +9,55 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// requestSample is what one (request, version) series shows after a scrape.
+// requestSample is what one request's series show after a scrape: the
+// count of one (request, version) and the timing of the request.
 type requestSample struct {
 	count        float64
 	observations uint64
-	latencySum   float64
+	latencySum   float64 // milliseconds
 }
 
-// requestSamples gathers m's two request families keyed "request/version".
+func labelsOf(s *dto.Metric) map[string]string {
+	labels := map[string]string{}
+	for _, l := range s.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	return labels
+}
+
+// requestSamples gathers m's two request families keyed "request/version",
+// the timing of each request shown beside each of its versions.
 func requestSamples(t *testing.T, m *Metrics) map[string]requestSample {
 	t.Helper()
 	got := map[string]requestSample{}
-	key := func(s *dto.Metric) string {
-		labels := map[string]string{}
-		for _, l := range s.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		if len(labels) != 2 {
-			t.Fatalf("labels %v, want exactly request and version", labels)
-		}
-		return labels["request"] + "/" + labels["version"]
-	}
-	if f := family(t, m, "kafka_network_requests_total"); f != nil {
+	if f := family(t, m, "kafka_network_requestmetrics_requests_total"); f != nil {
 		for _, s := range f.GetMetric() {
-			k := key(s)
+			labels := labelsOf(s)
+			if len(labels) != 2 {
+				t.Fatalf("labels %v, want exactly request and version", labels)
+			}
+			k := labels["request"] + "/" + labels["version"]
 			r := got[k]
 			r.count = s.GetCounter().GetValue()
 			got[k] = r
 		}
 	}
-	if f := family(t, m, "kafka_network_request_total_time_seconds"); f != nil {
+	if f := family(t, m, "kafka_network_requestmetrics_totaltimems"); f != nil {
 		for _, s := range f.GetMetric() {
-			k := key(s)
-			r := got[k]
-			r.observations = s.GetHistogram().GetSampleCount()
-			r.latencySum = s.GetHistogram().GetSampleSum()
-			got[k] = r
+			labels := labelsOf(s)
+			if len(labels) != 1 {
+				t.Fatalf("labels %v, want exactly request", labels)
+			}
+			if q := len(s.GetSummary().GetQuantile()); q != len(kafkaQuantiles) {
+				t.Errorf("%s has %d quantiles, want %d", labels["request"], q, len(kafkaQuantiles))
+			}
+			for k, r := range got {
+				if strings.HasPrefix(k, labels["request"]+"/") {
+					r.observations += s.GetSummary().GetSampleCount()
+					r.latencySum += s.GetSummary().GetSampleSum()
+					got[k] = r
+				}
+			}
 		}
 	}
 	return got
@@ -54,6 +68,7 @@ func TestRequestIsCountedAndTimedByAPIAndVersion(t *testing.T) {
 	m.Request(0, 9, 2*time.Millisecond)
 	m.Request(0, 9, 4*time.Millisecond)
 	m.Request(0, 3, time.Millisecond)
+	m.Request(3, 12, time.Millisecond)
 	m.Request(1, 13, time.Millisecond)
 	m.Request(requestTableKeys-1, requestTableVersions-1, time.Millisecond)
 
@@ -62,10 +77,13 @@ func TestRequestIsCountedAndTimedByAPIAndVersion(t *testing.T) {
 		n   uint64
 		sum float64
 	}{
-		"Produce/9":  {2, 0.006},
-		"Produce/3":  {1, 0.001},
-		"Fetch/13":   {1, 0.001},
-		"Unknown/31": {1, 0.001},
+		// TotalTimeMs is by request only, as Kafka's: both Produce
+		// versions show the request's three observations.
+		"Produce/9":   {2, 7},
+		"Produce/3":   {1, 7},
+		"Metadata/12": {1, 1},
+		"Fetch/13":    {1, 1},
+		"Unknown/31":  {1, 1},
 	}
 	if len(got) != len(want) {
 		t.Errorf("series %v, want %v", got, want)
@@ -75,8 +93,8 @@ func TestRequestIsCountedAndTimedByAPIAndVersion(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("no %s series", k)
-		case g.count != float64(w.n) || g.observations != w.n:
-			t.Errorf("%s counted %v and timed %d times, want %d", k, g.count, g.observations, w.n)
+		case g.count != float64(w.n):
+			t.Errorf("%s counted %v, want %d", k, g.count, w.n)
 		case g.latencySum < w.sum-1e-9 || g.latencySum > w.sum+1e-9:
 			t.Errorf("%s latency sum %v, want %v", k, g.latencySum, w.sum)
 		}
@@ -119,8 +137,8 @@ func TestRequestFromManyGoroutinesLosesNothing(t *testing.T) {
 	wg.Wait()
 	got := requestSamples(t, m)
 	for _, k := range []string{"Metadata/0", "Metadata/1"} {
-		if g := got[k]; g.count != workers*each/2 || g.observations != workers*each/2 {
-			t.Errorf("%s counted %v and timed %d times, want %d", k, g.count, g.observations, workers*each/2)
+		if g := got[k]; g.count != workers*each/2 || g.observations != workers*each {
+			t.Errorf("%s counted %v and Metadata timed %d times, want %d and %d", k, g.count, g.observations, workers*each/2, workers*each)
 		}
 	}
 }

@@ -369,7 +369,7 @@ func (n *Node) openStorage(cfg *Config) error {
 		Node: node,
 		OnCommit: func(prev, next *metadata.Image, records []metadata.Record) {
 			applying.Store(next)
-			forgetRemovedTopics(n.logConfigs, prev, records)
+			forgetRemovedTopics(prev, records, n.logConfigs.Forget, n.metrics.ForgetTopic)
 			n.connLimits.committed(next)
 			n.tls.committed(next)
 			if err := n.storage.Reconcile(partitionSpecs(next, cfg.NodeID)); err != nil {
@@ -394,16 +394,18 @@ func (n *Node) openStorage(cfg *Config) error {
 
 // topicRemoved reports whether a commit deleted the topic name (a topic
 // of the same name created in the same commit has another id).
-// forgetRemovedTopics drops the resolved log configs of the topics the
-// records delete.
-func forgetRemovedTopics(c *config.LogConfigs, prev *metadata.Image, records []metadata.Record) {
+// forgetRemovedTopics tells each forget (the resolved log configs, the
+// per-topic metrics) the names of the topics the records delete.
+func forgetRemovedTopics(prev *metadata.Image, records []metadata.Record, forget ...func(topic string)) {
 	if prev == nil {
 		return
 	}
 	for _, r := range records {
 		if rm, ok := r.(*metadata.RemoveTopicRecord); ok {
 			if t, ok := prev.TopicByID(rm.TopicID); ok {
-				c.Forget(t.Name)
+				for _, f := range forget {
+					f(t.Name)
+				}
 			}
 		}
 	}

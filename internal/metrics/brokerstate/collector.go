@@ -48,8 +48,8 @@ var (
 		"High watermark of a partition: the offset the next record will get once replicated.", partitionLabels, nil)
 	descPartitionOldest = prometheus.NewDesc("kafka_topic_partition_oldest_offset",
 		"Log start offset of a partition.", partitionLabels, nil)
-	descPartitionSize = prometheus.NewDesc("kafka_log_size_bytes",
-		"Bytes of a partition's log segments on disk (Kafka's Log Size).", partitionLabels, nil)
+	descPartitionSize = prometheus.NewDesc("kafka_log_log_size",
+		"Bytes of a partition's log segments on disk (Log Size, as the JMX exporter names it).", partitionLabels, nil)
 
 	descTopicPartitions = prometheus.NewDesc("kafka_topic_partitions",
 		"Partitions of a topic.", []string{"topic"}, nil)

@@ -153,7 +153,7 @@ kafka_topic_partition_oldest_offset{partition=1,topic=orders} 0
 	if got != want {
 		t.Errorf("scrape:\n%s\nwant:\n%s", got, want)
 	}
-	if n := strings.Count(scrape(t, New(Sources{Partitions: parts}), "kafka_log_size_bytes"), "\n"); n != 2 {
+	if n := strings.Count(scrape(t, New(Sources{Partitions: parts}), "kafka_log_log_size"), "\n"); n != 2 {
 		t.Errorf("%d log size series, want 2", n)
 	}
 }
