@@ -9,15 +9,16 @@ import (
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/record"
+	"github.com/karst-broker/karst/internal/storage"
 )
 
 // writeMarker writes a transaction marker into the group's partition of
 // __consumer_offsets, as the transaction coordinator does.
-func writeMarker(t *testing.T, store *metadata.Store, topic *OffsetsTopic, group string, pid int64, epoch int16, commit bool) {
+func writeMarker(t *testing.T, store *metadata.Store, logs *storage.Manager, group string, pid int64, epoch int16, commit bool) {
 	t.Helper()
 	tp, _ := store.Image().Topic(metadata.ConsumerOffsetsTopic)
 	p := PartitionFor(group, int32(len(tp.Partitions)))
-	part, ok := topic.logs.Get(metadata.ConsumerOffsetsTopic, p)
+	part, ok := logs.Get(metadata.ConsumerOffsetsTopic, p)
 	if !ok {
 		t.Fatal("partition not open")
 	}
@@ -41,9 +42,9 @@ func TestOffsetsTopicTransactionsAcrossRestart(t *testing.T) {
 	mustTxnCommit(t, c, txnCommit("committed", 7, 0, 10))
 	mustTxnCommit(t, c, txnCommit("aborted", 8, 0, 10))
 	mustTxnCommit(t, c, txnCommit("open", 9, 2, 10))
-	writeMarker(t, store, topic, "committed", 7, 0, true)
+	writeMarker(t, store, mgr, "committed", 7, 0, true)
 	c.CompleteTransaction(7, 0, true)
-	writeMarker(t, store, topic, "aborted", 8, 0, false)
+	writeMarker(t, store, mgr, "aborted", 8, 0, false)
 	c.CompleteTransaction(8, 0, false)
 	// The log fences an older epoch of the producer.
 	top, _, _ := c.CommitTransactionalOffsets(txnCommit("open", 9, 1, 11))
@@ -70,7 +71,7 @@ func TestOffsetsTopicTransactionsAcrossRestart(t *testing.T) {
 	if u := unstable(c2, "open", 1); !u[0] {
 		t.Fatal("open transaction not pending after restart")
 	}
-	writeMarker(t, store, topic, "open", 9, 3, true)
+	writeMarker(t, store, mgr, "open", 9, 3, true)
 	c2.CompleteTransaction(9, 3, true)
 	wantOffsets(t, c2, "open", 10)
 }

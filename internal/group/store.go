@@ -3,14 +3,14 @@ package group
 import (
 	"context"
 	"errors"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
 // Record is one record of __consumer_offsets: Kafka's key and value
-// encodings; a nil Value is a tombstone.
-type Record struct {
-	Key   []byte
-	Value []byte
-}
+// encodings; a nil Value is a tombstone. It is the coordinator runtime's
+// record, so the group's records go to the runtime's writer as they are.
+type Record = coordinator.Record
 
 // Durable waits until appended records are on disk.
 type Durable func(ctx context.Context) error
