@@ -72,19 +72,25 @@ func (c *Coordinator) Config() Config { return c.cfg }
 
 // group returns a group, creating it (Empty) when create is set.
 func (c *Coordinator) group(id string, create bool) *classicGroup {
+	g, _ := c.groupCreated(id, create)
+	return g
+}
+
+// groupCreated is group, and reports whether this call created it.
+func (c *Coordinator) groupCreated(id string, create bool) (g *classicGroup, created bool) {
 	c.mu.RLock()
-	g := c.groups[id]
+	g = c.groups[id]
 	c.mu.RUnlock()
 	if g != nil || !create {
-		return g
+		return g, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if g = c.groups[id]; g == nil {
-		g = newClassicGroup(c, id, c.clock.Now())
+		g, created = newClassicGroup(c, id, c.clock.Now()), true
 		c.groups[id] = g
 	}
-	return g
+	return g, created
 }
 
 // snapshot lists the groups, ordered by id.

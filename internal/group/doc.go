@@ -24,7 +24,10 @@
 //	            +-------------------------+------------------+
 //
 // and Dead once deleted. A group is written to the log (GroupMetadataValue)
-// when a generation gets its assignment and when it empties; after a
+// when a JoinGroup creates it (Empty, generation 0), when a generation
+// gets its assignment, when a static member takes a new id and when it
+// empties, and the SyncGroup and static JoinGroup answers wait until that
+// record is durable, as Kafka's do; after a
 // restart it comes back as written, as Kafka loads it: Stable with its
 // members, their assignments and the generation, so running members
 // carry on without a rebalance, their session timers started again at

@@ -1,6 +1,7 @@
 package group
 
 import (
+	"context"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -24,7 +25,7 @@ func (c *Coordinator) Join(req JoinRequest) <-chan JoinResult {
 	if req.SessionTimeout < c.cfg.MinSessionTimeout || req.SessionTimeout > c.cfg.MaxSessionTimeout {
 		return fail(kerr.InvalidSessionTimeout)
 	}
-	g := c.group(req.GroupID, req.MemberID == "")
+	g, created := c.groupCreated(req.GroupID, req.MemberID == "")
 	if g == nil {
 		return fail(kerr.UnknownMemberID)
 	}
@@ -43,6 +44,9 @@ func (c *Coordinator) Join(req JoinRequest) <-chan JoinResult {
 	case req.MemberID == "":
 		c.yieldToClassic(g)
 		g.joinNew(req, ch, now)
+		if created {
+			g.writeNewGroup(now)
+		}
 	default:
 		g.joinExisting(req, ch, now)
 	}
@@ -154,7 +158,8 @@ func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest,
 	protocolsChanged := !sameProtocols(m.protocols, req.Protocols)
 	switch {
 	case g.state == Stable && !protocolsChanged:
-		if _, err := g.persistGroup(); err != nil {
+		wait, err := g.persistGroup()
+		if err != nil {
 			g.swapMember(&m, old)
 			ch <- JoinResult{Err: kerr.CoordinatorNotAvailable, Generation: -1}
 			return
@@ -164,12 +169,55 @@ func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest,
 		// The leader gets the members to know the group but keeps the
 		// assignment it has (KIP-814).
 		r.SkipAssignment = wasLeader
+		r.Wait = g.revertReplacementUnlessDurable(wait, old, &m)
 		ch <- r
 	default:
 		m.protocols = req.Protocols
 		m.join = ch
 		g.maybePrepareRebalanceOrCompleteJoin(now)
 	}
+}
+
+// revertReplacementUnlessDurable is wait, which the new incarnation's
+// answer waits on: if the group's record naming it never becomes durable,
+// the old member id takes its place back, as Kafka reverts a static
+// member's replacement whose write failed (the log still names the old
+// id). A wait that only timed out reverts nothing.
+func (g *classicGroup) revertReplacementUnlessDurable(wait Durable, old, replacement *member) Durable {
+	return func(ctx context.Context) error {
+		err := wait(ctx)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.members[replacement.id] == replacement && g.members[old.id] == nil {
+			g.swapMember(replacement, old)
+			old.deadline = g.c.clock.Now().Add(old.sessionTimeout)
+			g.c.logger.Warn("a static member's new id was not written; the old id is back", "group", g.id,
+				"old", old.id, "new", replacement.id, "err", err)
+		}
+		return err
+	}
+}
+
+// writeNewGroup appends the Empty GroupMetadataValue of a group the
+// JoinGroup created, as Kafka commits a new group to its log with the
+// join that creates it (newEmptyGroupMetadataRecord), so the group is
+// still listed after a restart. If the append fails the group is
+// forgotten and a member waiting in it told, as Kafka reverts its
+// snapshot; an answer already given (MEMBER_ID_REQUIRED) stands.
+func (g *classicGroup) writeNewGroup(now time.Time) {
+	_, err := g.c.append(g.id, []Record{emptyGroupMetadataRecord(g.id, g.stateSince)})
+	if err == nil {
+		return
+	}
+	g.c.logger.Warn("writing a new group's metadata", "group", g.id, "err", err)
+	for _, m := range g.allMembers() {
+		m.respondJoin(JoinResult{Err: kerr.CoordinatorNotAvailable, Generation: -1})
+	}
+	g.transition(Dead, now)
+	g.c.drop(g)
 }
 
 // swapMember puts to in from's place: its position, leadership, static

@@ -3,6 +3,7 @@ package group
 import (
 	"encoding/binary"
 	"errors"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -77,6 +78,15 @@ func (g *classicGroup) groupMetadataRecord() Record {
 		v.Members = append(v.Members, mm)
 	}
 	return Record{Key: groupMetadataKey(g.id), Value: v.AppendTo(nil)}
+}
+
+// emptyGroupMetadataRecord is a new group's GroupMetadataValue as Kafka
+// writes it: generation 0, no protocol, no members.
+func emptyGroupMetadataRecord(group string, stateSince time.Time) Record {
+	v := kmsg.NewGroupMetadataValue()
+	v.Version = groupValueVersion
+	v.CurrentStateTimestamp = stateSince.UnixMilli()
+	return Record{Key: groupMetadataKey(group), Value: v.AppendTo(nil)}
 }
 
 // persistGroup appends the group's metadata. A failed append is logged

@@ -130,17 +130,33 @@ type script struct {
 	log     *scriptLog
 	c       *Coordinator
 	answers []scriptAnswer
+	// topics is what KIP-848 heartbeats see of the cluster ("topics").
+	topics fakeTopics
+	// joins are JoinGroup answers still waiting for their rebalance.
+	joins []scriptJoin
+	// ids numbers the member ids the coordinator hands out, so that the
+	// script can name them.
+	ids int
 }
 
-// scriptAnswer is a request's answer that waits for its records.
+// scriptAnswer is a request's answer that waits for its records; show,
+// if set, prints the answer once they are durable.
 type scriptAnswer struct {
 	name string
 	wait Durable
 	done bool
+	show func(out *strings.Builder, err error)
+}
+
+// scriptJoin is a JoinGroup waiting for the end of its join phase.
+type scriptJoin struct {
+	name string
+	ch   <-chan JoinResult
 }
 
 func newScript(t *testing.T) *script {
-	s := &script{clock: &fakeClock{now: time.Unix(1_700_000_000, 0)}, log: &scriptLog{changed: make(chan struct{})}}
+	s := &script{clock: &fakeClock{now: time.Unix(1_700_000_000, 0)}, log: &scriptLog{changed: make(chan struct{})},
+		topics: fakeTopics{}}
 	s.start(t)
 	return s
 }
@@ -153,11 +169,12 @@ func scriptConfig() Config {
 }
 
 func (s *script) start(t *testing.T) {
-	s.c = New(scriptConfig(), Options{Clock: s.clock, Store: s.log})
+	s.c = New(scriptConfig(), Options{Clock: s.clock, Store: s.log, Topics: s.topics})
+	s.c.newUUID = func() string { s.ids++; return strconv.Itoa(s.ids) }
 	if _, err := s.c.Load(s.log); err != nil {
 		t.Fatal(err)
 	}
-	s.answers = nil
+	s.answers, s.joins = nil, nil
 }
 
 func (s *script) run(t *testing.T, d *datadriven.TestData) string {
@@ -220,8 +237,42 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		s.clock.advance(step)
 		s.c.Tick()
 		out.WriteString("ok\n")
+	case "topics":
+		for _, a := range d.CmdArgs {
+			n, err := strconv.Atoi(a.Vals[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.topics[a.Key] = int32(n)
+		}
+		out.WriteString("ok\n")
+	case "join":
+		s.join(t, d, &out)
+	case "sync-group":
+		s.syncGroup(t, d, &out)
+	case "list":
+		for _, l := range s.c.List(nil, nil) {
+			fmt.Fprintf(&out, "%s: %s %s %q\n", l.GroupID, l.Type, l.State, l.ProtocolType)
+		}
+		if out.Len() == 0 {
+			out.WriteString("no groups\n")
+		}
+	case "heartbeat":
+		s.heartbeat(t, d, &out)
+	case "describe-consumer":
+		s.describeConsumer(arg(t, d, "group", "g"), &out)
+	case "describe":
+		for _, g := range s.c.Describe([]string{arg(t, d, "group", "g")}) {
+			fmt.Fprintf(&out, "%s: %s protocol %q\n", g.GroupID, g.State, g.Protocol)
+			for _, m := range g.Members {
+				fmt.Fprintf(&out, "  %s assignment %q\n", m.MemberID, m.Assignment)
+			}
+		}
 	default:
 		t.Fatalf("unknown command %q", d.Cmd)
+	}
+	if d.Cmd != "crash" {
+		s.writeJoins(&out)
 	}
 	return out.String()
 }
@@ -292,9 +343,12 @@ func (s *script) writeAnswers(out *strings.Builder) {
 		err := a.wait(ctx)
 		cancel()
 		a.done = true
-		if err != nil {
+		switch {
+		case a.show != nil:
+			a.show(out, err)
+		case err != nil:
 			fmt.Fprintf(out, "%s answered with %v\n", a.name, err)
-		} else {
+		default:
 			fmt.Fprintf(out, "%s answered\n", a.name)
 		}
 	}
@@ -321,12 +375,236 @@ func (s *script) writeRecords(out *strings.Builder) {
 			case d.kind == keyGroupMetadata:
 				fmt.Fprintf(out, "  group metadata %s generation %d\n", d.group, d.meta.Generation)
 			default:
-				fmt.Fprintf(out, "  record of type %d\n", d.kind)
+				s.writeConsumerRecord(out, r)
 			}
 		}
 	}
 	s.log.printed = len(s.log.appends)
 	if out.Len() == 0 {
 		out.WriteString("none\n")
+	}
+}
+
+// join sends a JoinGroup: member= (none: a new member), instance= for a
+// static member, v4 for a client that must join again with the id it is
+// given (MEMBER_ID_REQUIRED).
+func (s *script) join(t *testing.T, d *datadriven.TestData, out *strings.Builder) {
+	req := JoinRequest{GroupID: arg(t, d, "group", "g"), MemberID: arg(t, d, "member", ""), ClientID: "c",
+		ProtocolType: "consumer", Protocols: []Protocol{{Name: arg(t, d, "protocol", "range"), Metadata: []byte{}}},
+		SessionTimeout: 30 * time.Second, RebalanceTimeout: time.Minute, RequireKnownMemberID: d.HasArg("v4")}
+	if d.HasArg("instance") {
+		id := arg(t, d, "instance", "")
+		req.InstanceID = &id
+	}
+	name := "join " + req.MemberID
+	if req.MemberID == "" {
+		name = "join (new member)"
+	}
+	if req.InstanceID != nil {
+		name = "join " + *req.InstanceID
+	}
+	ch := s.c.Join(req)
+	select {
+	case res := <-ch:
+		s.writeJoin(out, name, res)
+	default:
+		fmt.Fprintf(out, "%s waits for the rebalance\n", name)
+		s.joins = append(s.joins, scriptJoin{name: name, ch: ch})
+	}
+}
+
+// writeJoin prints a JoinGroup answer, or queues it when it waits for
+// its records.
+func (s *script) writeJoin(out *strings.Builder, name string, res JoinResult) {
+	show := func(out *strings.Builder, err error) {
+		if err != nil {
+			fmt.Fprintf(out, "%s: %v\n", name, err)
+			return
+		}
+		if res.Err != nil {
+			fmt.Fprintf(out, "%s: %s member %q\n", name, res.Err.Message, res.MemberID)
+			return
+		}
+		fmt.Fprintf(out, "%s: member %s generation %d leader %s members %d skip-assignment %t\n",
+			name, res.MemberID, res.Generation, res.Leader, len(res.Members), res.SkipAssignment)
+	}
+	s.answer(out, name, res.Wait, show)
+}
+
+// answer prints an answer, or queues it when it waits for its records
+// (wait is not nil and they are not durable yet).
+func (s *script) answer(out *strings.Builder, name string, wait Durable, show func(*strings.Builder, error)) {
+	if wait != nil {
+		if err := wait(notWaiting); errors.Is(err, context.Canceled) {
+			fmt.Fprintf(out, "%s answer waits for durability\n", name)
+			s.answers = append(s.answers, scriptAnswer{name: name, wait: wait, show: show})
+			return
+		}
+	}
+	show(out, nil)
+}
+
+// writeJoins prints the JoinGroup answers their rebalance gave since.
+func (s *script) writeJoins(out *strings.Builder) {
+	waiting := s.joins[:0]
+	for _, j := range s.joins {
+		select {
+		case res := <-j.ch:
+			s.writeJoin(out, j.name, res)
+		default:
+			waiting = append(waiting, j)
+		}
+	}
+	s.joins = waiting
+}
+
+// syncGroup sends a SyncGroup; the leader's lists "member assignment"
+// lines in its input.
+func (s *script) syncGroup(t *testing.T, d *datadriven.TestData, out *strings.Builder) {
+	var gen int
+	d.ScanArgs(t, "generation", &gen)
+	req := SyncRequest{GroupID: arg(t, d, "group", "g"), MemberID: arg(t, d, "member", ""), Generation: int32(gen)}
+	if d.HasArg("instance") {
+		id := arg(t, d, "instance", "")
+		req.InstanceID = &id
+	}
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		if f := strings.Fields(line); len(f) == 2 {
+			req.Assignments = append(req.Assignments, Assignment{MemberID: f[0], Assignment: []byte(f[1])})
+		}
+	}
+	name := "sync " + req.MemberID
+	show := func(res SyncResult) func(*strings.Builder, error) {
+		return func(out *strings.Builder, err error) {
+			switch {
+			case err != nil:
+				fmt.Fprintf(out, "%s: %v\n", name, err)
+			case res.Err != nil:
+				fmt.Fprintf(out, "%s: %s\n", name, res.Err.Message)
+			default:
+				fmt.Fprintf(out, "%s: assignment %q\n", name, res.Assignment)
+			}
+		}
+	}
+	select {
+	case res := <-s.c.Sync(req):
+		s.answer(out, name, res.Wait, show(res))
+	case <-time.After(10 * time.Second):
+		t.Fatal("the script's SyncGroup waits for a member that is not in the script")
+	}
+}
+
+// heartbeat sends a ConsumerGroupHeartbeat: member=, epoch=, topics=t,u
+// (the subscription; none: unchanged), owned=t-0,t-1 (none: unchanged;
+// "owned=" for nothing), instance= for a static member,
+// rebalance-timeout= its max.poll.interval.ms.
+func (s *script) heartbeat(t *testing.T, d *datadriven.TestData, out *strings.Builder) {
+	var epoch int
+	d.ScanArgs(t, "epoch", &epoch)
+	req := ConsumerHeartbeat{GroupID: arg(t, d, "group", "g"), MemberID: arg(t, d, "member", ""),
+		MemberEpoch: int32(epoch), ClientID: "c", Topics: s.topics}
+	if d.HasArg("topics") {
+		req.SubscribedTopics = strings.Split(arg(t, d, "topics", ""), ",")
+	}
+	if d.HasArg("instance") {
+		id := arg(t, d, "instance", "")
+		req.InstanceID = &id
+	}
+	if d.HasArg("rebalance-timeout") {
+		timeout, err := time.ParseDuration(arg(t, d, "rebalance-timeout", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.RebalanceTimeout = timeout
+	}
+	if d.HasArg("owned") {
+		req.OwnedSent = true
+		for _, tp := range strings.Split(arg(t, d, "owned", ""), ",") {
+			if tp == "" {
+				continue
+			}
+			i := strings.LastIndexByte(tp, '-')
+			p, err := strconv.Atoi(tp[i+1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Owned = append(req.Owned, TopicPartition{tp[:i], int32(p)})
+		}
+	}
+	res := s.c.ConsumerHeartbeat(req)
+	name := "heartbeat " + req.MemberID
+	show := func(out *strings.Builder, err error) {
+		switch {
+		case err != nil:
+			fmt.Fprintf(out, "%s: %v\n", name, err)
+		case res.Err != nil:
+			fmt.Fprintf(out, "%s: %s\n", name, res.Err.Message)
+		case res.Assignment == nil:
+			fmt.Fprintf(out, "%s: epoch %d\n", name, res.MemberEpoch)
+		default:
+			fmt.Fprintf(out, "%s: epoch %d assignment %s\n", name, res.MemberEpoch, formatAssignment(res.Assignment))
+		}
+	}
+	s.answer(out, name, res.Wait, show)
+}
+
+// describeConsumer prints a KIP-848 group as ConsumerGroupDescribe
+// shows it.
+func (s *script) describeConsumer(id string, out *strings.Builder) {
+	for _, d := range s.c.DescribeConsumerGroups([]string{id}) {
+		if d.Err != nil {
+			fmt.Fprintf(out, "%s: %s\n", d.GroupID, d.Err.Message)
+			continue
+		}
+		fmt.Fprintf(out, "%s: %s epoch %d assignment epoch %d\n", d.GroupID, d.State, d.Epoch, d.AssignmentEpoch)
+		for _, m := range d.Members {
+			fmt.Fprintf(out, "  %s epoch %d assigned %s target %s\n", m.MemberID, m.MemberEpoch,
+				formatAssignment(m.Assignment), formatAssignment(m.TargetAssignment))
+		}
+	}
+}
+
+func formatAssignment(ma MemberAssignment) string {
+	var parts []string
+	for _, tp := range partitionsOf(ma) {
+		parts = append(parts, fmt.Sprintf("%s-%d", tp.Topic, tp.Partition))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ",")
+}
+
+// writeConsumerRecord prints one KIP-848 record, topics by name.
+func (s *script) writeConsumerRecord(out *strings.Builder, r Record) {
+	rec, ok, err := decodeConsumerRecord(r.Key, r.Value)
+	if !ok || err != nil {
+		fmt.Fprintf(out, "  undecodable record\n")
+		return
+	}
+	names := func(tps []topicPartitions) string {
+		return formatAssignment(fromTopicPartitions(tps, s.topics))
+	}
+	kind := [...]string{keyConsumerGroupMetadata: "consumer group epoch", keyConsumerGroupPartitionMetadata: "consumer partition metadata",
+		keyConsumerGroupMemberMetadata: "consumer member", keyConsumerGroupTargetMetadata: "consumer target epoch",
+		keyConsumerGroupTargetMember: "consumer target", keyConsumerGroupCurrentAssignment: "consumer current"}[rec.Type]
+	who := rec.Group
+	if rec.Member != "" {
+		who += " " + rec.Member
+	}
+	switch {
+	case rec.Tombstone:
+		fmt.Fprintf(out, "  %s tombstone %s\n", kind, who)
+	case rec.Type == keyConsumerGroupMetadata, rec.Type == keyConsumerGroupTargetMetadata:
+		fmt.Fprintf(out, "  %s %s %d\n", kind, who, rec.Epoch)
+	case rec.Type == keyConsumerGroupMemberMetadata:
+		fmt.Fprintf(out, "  %s %s topics %s\n", kind, who, strings.Join(rec.Member5.SubscribedTopics, ","))
+	case rec.Type == keyConsumerGroupTargetMember:
+		fmt.Fprintf(out, "  %s %s %s\n", kind, who, names(rec.Target))
+	case rec.Type == keyConsumerGroupCurrentAssignment:
+		fmt.Fprintf(out, "  %s %s epoch %d assigned %s revoking %s\n", kind, who, rec.Current.MemberEpoch,
+			names(rec.Current.Assigned), names(rec.Current.PendingRevocation))
+	default:
+		fmt.Fprintf(out, "  %s %s\n", kind, who)
 	}
 }

@@ -49,6 +49,9 @@ type JoinResult struct {
 	Leader         string
 	SkipAssignment bool
 	Members        []JoinedMember // the leader's only
+	// Wait, when set, must return before the answer goes out: the
+	// group's record naming the member is being written.
+	Wait Durable
 }
 
 // Assignment is the leader's assignment for one member.

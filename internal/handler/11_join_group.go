@@ -54,19 +54,35 @@ func (b *Broker) handleJoinGroup(_ context.Context, r *Request) Outcome {
 	ch := gc.Join(jr)
 	select {
 	case res := <-ch:
-		return Ready(joinGroupResponse(v, res))
+		if res.Wait == nil {
+			return Ready(joinGroupResponse(v, res))
+		}
+		return Outcome{Later: func(ctx context.Context) kmsg.Response { return joinAfterWrite(ctx, v, res) }}
 	default:
 	}
 	return Outcome{Later: func(ctx context.Context) kmsg.Response {
 		select {
 		case res := <-ch:
-			return joinGroupResponse(v, res)
+			return joinAfterWrite(ctx, v, res)
 		case <-ctx.Done():
 			// The connection is going away; the member stays until its
 			// join times out, as in Kafka.
 			return joinGroupResponse(v, group.JoinResult{Err: kerr.RebalanceInProgress, MemberID: req.MemberID, Generation: -1})
 		}
 	}}
+}
+
+// joinAfterWrite answers once the group's record naming the member is
+// durable, as Kafka answers a static member that replaced its old id in a
+// stable group; if it is not, the member is told with the error Kafka
+// gives a failed write, and no member id.
+func joinAfterWrite(ctx context.Context, v int16, res group.JoinResult) kmsg.Response {
+	if res.Wait != nil {
+		if c := waitDurable(ctx, res.Wait); c != 0 {
+			res.Err, res.MemberID, res.Members, res.SkipAssignment = kerr.ErrorForCode(c).(*kerr.Error), "", nil, false
+		}
+	}
+	return joinGroupResponse(v, res)
 }
 
 func joinGroupResponse(v int16, res group.JoinResult) *kmsg.JoinGroupResponse {
