@@ -37,12 +37,16 @@ package handler
 // Partitions are resolved as the rest of the data path resolves them
 // (partition.go): NOT_LEADER_OR_FOLLOWER for one this node does not lead.
 //
-// A transactional batch is written only if its partition is in the
-// producer's open transaction and its epoch is the transactional id's
-// current one (KIP-890 part 1, checked in-process with the transaction
+// A transactional batch that opens its producer's transaction in a
+// partition is written only if the transaction coordinator verified that
+// the partition is in the producer's open transaction and its epoch is
+// the transactional id's current one (KIP-890 part 1, through
+// txn.Verifier, as Kafka's AddPartitionsToTxnManager asks the
 // coordinator): INVALID_TXN_STATE or INVALID_PRODUCER_EPOCH otherwise.
-// From v12, once transaction.version 2 is finalized, the partition is
-// added to the transaction by the broker as the producer writes to it.
+// The log refuses it if a marker of the producer landed since the
+// verification began. From v12, once transaction.version 2 is finalized,
+// the partition is added to the transaction by the broker as the producer
+// writes to it.
 //
 // acks other than -1, 0 and 1 append nothing: INVALID_REQUIRED_ACKS for
 // every partition of a known topic, as Kafka answers.
@@ -91,7 +95,7 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 	resp.Topics = make([]kmsg.ProduceResponseTopic, len(req.Topics))
 	var waits []pendingDurable
 	img := b.image()
-	implicitAdd := b.addTransactionPartitions(ctx, r.Version(), req, img)
+	verified := b.verifyTransaction(ctx, r.Version(), req, img)
 	for i, rt := range req.Topics {
 		out := &resp.Topics[i]
 		*out = kmsg.NewProduceResponseTopic()
@@ -146,11 +150,10 @@ func (b *Broker) handleProduce(ctx context.Context, r *Request) Outcome {
 				po.ErrorCode, po.ErrorMessage = errorCode(err), errorMessage(err)
 				continue
 			}
-			opts := klog.AppendOptions{Origin: klog.FromClient, LeaderEpoch: meta.LeaderEpoch}
+			opts, err := transactionalOptions(verified, txn.TopicPartition{Topic: topic.Name, Partition: rp.Partition},
+				klog.AppendOptions{Origin: klog.FromClient, LeaderEpoch: meta.LeaderEpoch})
 			var res klog.AppendResult
-			if req.TransactionID != nil && b.txns() != nil && transactionalBatch(records) {
-				res, err = b.appendTransactional(implicitAdd, *req.TransactionID, topic.Name, rp.Partition, records, part.Log, opts)
-			} else {
+			if err == nil {
 				res, err = part.Log.Append(records, opts)
 			}
 			if err != nil {
@@ -211,61 +214,98 @@ func transactionalBatch(records []byte) bool {
 	return record.Batch(records[:record.HeaderSize]).IsTransactional()
 }
 
-// addTransactionPartitions adds the partitions a transactional Produce
-// v12+ writes to the producer's transaction, all at once, when transaction
-// version 2 is in force (KIP-890 part 2); the error, mapped to what
-// Produce answers, applies to every transactional batch of the request.
-func (b *Broker) addTransactionPartitions(ctx context.Context, version int16, req *kmsg.ProduceRequest, img *metadata.Image) error {
-	if version < 12 || req.TransactionID == nil || b.txns() == nil || !b.transactionVersion2() {
+// txnVerification is the verification of one partition a transactional
+// Produce writes to: the log's guard, and why the write must not happen.
+type txnVerification struct {
+	guard klog.VerificationGuard
+	err   error
+}
+
+// verifyTransaction verifies, before the appends, each partition where
+// the request's transactional batches would open the producer's
+// transaction (KIP-890 part 1, Kafka's ReplicaManager with its
+// AddPartitionsToTxnManager): the partition's log starts a verification
+// (a guard), and the transaction coordinator is asked, in one call for
+// the request, whether the partitions are in the producer's open
+// transaction. From v12, once transaction.version 2 is finalized, the
+// coordinator adds them instead (KIP-890 part 2). A partition where the
+// producer's transaction is already open needs neither. The errors are
+// mapped to what Produce answers.
+func (b *Broker) verifyTransaction(ctx context.Context, version int16, req *kmsg.ProduceRequest, img *metadata.Image) map[txn.TopicPartition]txnVerification {
+	verifier := b.txnVerifier()
+	if req.TransactionID == nil || verifier == nil {
 		return nil
 	}
-	var tps []txn.TopicPartition
-	var pid int64
-	var epoch int16
+	out := map[txn.TopicPartition]txnVerification{}
+	vreq := txn.VerifyRequest{TransactionalID: *req.TransactionID, Add: version >= 12 && b.transactionVersion2()}
 	for _, rt := range req.Topics {
 		topic, code := requestTopic(img, version >= 13, rt.Topic, rt.TopicID)
 		if code != 0 {
 			continue
 		}
 		for _, rp := range rt.Partitions {
-			if transactionalBatch(rp.Records) {
-				h := record.Batch(rp.Records[:record.HeaderSize])
-				pid, epoch = h.ProducerID(), h.ProducerEpoch()
-				tps = append(tps, txn.TopicPartition{Topic: topic.Name, Partition: rp.Partition})
+			if !transactionalBatch(rp.Records) {
+				continue
+			}
+			part, _, code := b.leaderPartition(topic, rp.Partition, -1)
+			if code != 0 {
+				continue // the append answers for it
+			}
+			h := record.Batch(rp.Records[:record.HeaderSize])
+			vreq.ProducerID, vreq.ProducerEpoch = h.ProducerID(), h.ProducerEpoch()
+			tp := txn.TopicPartition{Topic: topic.Name, Partition: rp.Partition}
+			g, err := part.Log.StartTransactionVerification(h.ProducerID(), h.ProducerEpoch(), vreq.Add)
+			out[tp] = txnVerification{guard: g, err: err}
+			if err == nil && g != 0 {
+				vreq.Partitions = append(vreq.Partitions, tp)
 			}
 		}
 	}
-	if len(tps) == 0 {
-		return nil
+	if len(vreq.Partitions) == 0 {
+		return out
 	}
-	err := b.txns().AddPartitionsImplicit(ctx, *req.TransactionID, pid, epoch, tps)
+	per, top := verifier.VerifyTransaction(ctx, vreq)
+	for i, tp := range vreq.Partitions {
+		err := top
+		if err == nil && i < len(per) {
+			err = per[i]
+		}
+		if err != nil {
+			out[tp] = txnVerification{err: produceVerificationError(err)}
+		}
+	}
+	return out
+}
+
+// produceVerificationError is what Produce answers for a partition the
+// coordinator did not verify, as Kafka's ReplicaManager: a fenced producer
+// is INVALID_PRODUCER_EPOCH, a partition not in the transaction
+// INVALID_TXN_STATE, and a coordinator that is busy or cannot answer
+// NOT_ENOUGH_REPLICAS, which every client retries without refreshing its
+// metadata.
+func produceVerificationError(err error) error {
 	switch {
-	case err == nil:
-		return nil
 	case errors.Is(err, kerr.ProducerFenced):
 		return kerr.InvalidProducerEpoch
-	case errors.Is(err, kerr.ConcurrentTransactions), errors.Is(err, kerr.CoordinatorNotAvailable):
-		return kerr.NotEnoughReplicas // the producer retries
+	case errors.Is(err, kerr.TransactionAbortable):
+		return kerr.InvalidTxnState
+	case errors.Is(err, kerr.ConcurrentTransactions), errors.Is(err, kerr.CoordinatorNotAvailable),
+		errors.Is(err, kerr.CoordinatorLoadInProgress), errors.Is(err, kerr.NotCoordinator):
+		return kerr.NotEnoughReplicas
 	}
 	return err
 }
 
-// appendTransactional appends a transactional batch once the transaction
-// coordinator has verified it belongs to the producer's open transaction;
-// addErr is the failure of adding the request's partitions to it, if any.
-func (b *Broker) appendTransactional(addErr error, transactionalID, topic string, partition int32, records []byte, l *klog.Log, opts klog.AppendOptions) (klog.AppendResult, error) {
-	var res klog.AppendResult
-	if addErr != nil {
-		return res, addErr
+// transactionalOptions are the append options of a transactional batch:
+// the log checks the guard of its verification, if the batch opens the
+// producer's transaction in the partition.
+func transactionalOptions(verified map[txn.TopicPartition]txnVerification, tp txn.TopicPartition, opts klog.AppendOptions) (klog.AppendOptions, error) {
+	v, ok := verified[tp]
+	if !ok {
+		return opts, nil
 	}
-	h := record.Batch(records[:record.HeaderSize])
-	tp := txn.TopicPartition{Topic: topic, Partition: partition}
-	err := b.txns().AppendInTransaction(transactionalID, h.ProducerID(), h.ProducerEpoch(), tp, func() error {
-		var err error
-		res, err = l.Append(records, opts)
-		return err
-	})
-	return res, err
+	opts.VerifyTransaction, opts.VerificationGuard = true, v.guard
+	return opts, v.err
 }
 
 // failedAppendLogStart is the log start offset a failed append answers,

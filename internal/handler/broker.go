@@ -57,6 +57,9 @@ type Options struct {
 	// Txns is the transaction coordinator; nil answers transactional
 	// APIs with COORDINATOR_NOT_AVAILABLE.
 	Txns *txn.Coordinator
+	// TxnVerifier verifies a transaction's partitions before its first
+	// write to each (KIP-890); nil asks Txns in-process.
+	TxnVerifier txn.Verifier
 	// ClientInstances and ClientTelemetry are the KIP-714 telemetry
 	// clients and the export of what they push; nil makes private ones
 	// (the export then reaches no registry).

@@ -14,6 +14,18 @@ import (
 // without one (then transactional APIs answer COORDINATOR_NOT_AVAILABLE).
 func (b *Broker) txns() *txn.Coordinator { return b.opts.Txns }
 
+// txnVerifier is what Produce asks before a transactional write: the
+// configured one, else the local coordinator.
+func (b *Broker) txnVerifier() txn.Verifier {
+	if b.opts.TxnVerifier != nil {
+		return b.opts.TxnVerifier
+	}
+	if b.opts.Txns != nil {
+		return b.opts.Txns
+	}
+	return nil
+}
+
 // txnCode turns a transaction coordinator error into a wire error code.
 // Versions before fencedSince predate PRODUCER_FENCED (KIP-588) and get
 // INVALID_PRODUCER_EPOCH instead, as Kafka answers old clients.

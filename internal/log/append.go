@@ -19,6 +19,13 @@ type AppendOptions struct {
 	// carries it; the log does not). From 2 on a marker must carry a newer
 	// producer epoch than the partition has seen. 0 and 1 are the same.
 	TransactionVersion int8
+	// VerifyTransaction asks that a transactional batch opening its
+	// producer's transaction in the partition carry VerificationGuard, the
+	// guard StartTransactionVerification gave before the transaction
+	// coordinator verified the partition (KIP-890 part 1); otherwise it is
+	// ErrInvalidTxnState.
+	VerifyTransaction bool
+	VerificationGuard VerificationGuard
 }
 
 // txnEvent is a transaction an appended batch started or ended, applied to
@@ -116,6 +123,11 @@ func (l *Log) Append(batches []byte, opt AppendOptions) (AppendResult, error) {
 				}
 			} else if err := e.check(b, opt.Origin); err != nil {
 				return res, err
+			} else if opt.VerifyTransaction && b.IsTransactional() && !e.openAt(b.ProducerEpoch()) && !l.producers.verified(b.ProducerID(), opt.VerificationGuard) {
+				return res, fmt.Errorf("%w: the batch is not part of an ongoing transaction", ErrInvalidTxnState)
+			}
+			if b.IsTransactional() && l.producers.endsVerification(b) {
+				e.clearVerification = true
 			}
 			prev := e.update(b, marker)
 			switch {

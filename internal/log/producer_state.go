@@ -40,6 +40,9 @@ type producerEntry struct {
 	coordinatorEpoch      int32
 	currentTxnFirstOffset int64 // -1 when no transaction is open
 	lastTimestamp         int64
+	// clearVerification: the append being staged ends the producer's
+	// verification in progress (verification.go).
+	clearVerification bool
 }
 
 func newProducerEntry(pid int64) producerEntry {
@@ -175,6 +178,9 @@ func (e *producerEntry) update(b record.Batch, m *record.Marker) (prevTxnFirst i
 type producerStateManager struct {
 	producers map[int64]*producerEntry
 	ongoing   []ongoingTxn // sorted by firstOffset
+	// verifications are the transaction verifications in progress, by
+	// producer id (verification.go).
+	verifications map[int64]verification
 }
 
 // ongoingTxn is a transaction whose data is in the log and whose marker is
@@ -189,7 +195,7 @@ type ongoingTxn struct {
 }
 
 func newProducerStateManager() *producerStateManager {
-	return &producerStateManager{producers: make(map[int64]*producerEntry)}
+	return &producerStateManager{producers: make(map[int64]*producerEntry), verifications: map[int64]verification{}}
 }
 
 // replay applies a batch read back from the log, without checks, at
@@ -277,11 +283,18 @@ func (m *producerStateManager) rebuildOngoing() {
 	}
 }
 
-// removeExpired drops producers idle longer than expiration with no open transaction.
+// removeExpired drops producers idle longer than expiration with no open
+// transaction, and verifications never followed by a write, as Kafka's
+// removeExpiredProducers.
 func (m *producerStateManager) removeExpired(nowMs int64, expirationMs int64) {
 	for pid, e := range m.producers {
 		if e.currentTxnFirstOffset < 0 && nowMs-e.lastTimestamp >= expirationMs {
 			delete(m.producers, pid)
+		}
+	}
+	for pid, v := range m.verifications {
+		if nowMs-v.createdMs >= expirationMs {
+			delete(m.verifications, pid)
 		}
 	}
 }
@@ -310,8 +323,15 @@ func (p *pendingProducers) get(m *producerStateManager, pid int64) *producerEntr
 	return &p.list[len(p.list)-1]
 }
 
+// commit applies the staged entries; a producer whose transactional batch
+// or marker was written has its verification done (Kafka's
+// updateProducers).
 func (p *pendingProducers) commit(m *producerStateManager) {
 	for i := range p.list {
+		if p.list[i].clearVerification {
+			delete(m.verifications, p.list[i].producerID)
+		}
+		p.list[i].clearVerification = false
 		if cur := m.producers[p.list[i].producerID]; cur != nil {
 			*cur = p.list[i]
 		} else {

@@ -236,6 +236,7 @@ func Start(cfg Config) (n *Node, err error) {
 		FetchSessions:    fetchsession.NewCache(fetchSessionSlots),
 		ProducerIDs:      producerIDs,
 		Txns:             txns,
+		TxnVerifier:      txns,
 		LogDir:           cfg.DataDir,
 		Groups:           groups,
 		Settings:         cfg.Settings,
