@@ -27,6 +27,13 @@ import (
 //	advance d=DURATION                       the clock, and the timers due
 //	completions hold|run|drop                the calls out (markers, Complete)
 //	markers fail|ok                          make marker writes fail
+//	markers block=TOPIC|unblock              marker writes to TOPIC wait
+//	                                         until unblocked; the calls out
+//	                                         run on goroutines of their own
+//	logs hold|sync                           appends wait to be durable
+//	                                         until sync
+//	start (a request as input) / await       run a request that waits, and
+//	                                         its answer once it is given
 //	crash before-durable|after-durable       with one request as input: the
 //	                                         broker dies once its record is
 //	                                         appended, before or after fsync
@@ -54,6 +61,8 @@ type script struct {
 	t    *testing.T
 	pes  map[string]ProducerIDAndEpoch
 	seen map[int32]int
+	// started are the answers of the requests started and not awaited.
+	started []chan string
 }
 
 func newScript(t *testing.T) *script {
@@ -82,18 +91,56 @@ func (h *script) run(cmd string, args map[string]string, input string) string {
 			h.q.drop()
 		}
 	case "markers":
-		h.markers.mu.Lock()
-		h.markers.fail = nil
-		if has(args, "fail") {
-			h.markers.fail = errors.New("partition log unavailable")
+		switch {
+		case has(args, "block"):
+			h.markers.block(args["block"])
+			h.q.setAsync(true)
+		case has(args, "unblock"):
+			h.markers.unblock()
+			h.settleAsync()
+			h.q.setAsync(false)
+		default:
+			h.markers.mu.Lock()
+			h.markers.fail = nil
+			if has(args, "fail") {
+				h.markers.fail = errors.New("partition log unavailable")
+			}
+			h.markers.mu.Unlock()
 		}
-		h.markers.mu.Unlock()
+	case "logs":
+		if has(args, "sync") {
+			h.syncLogs()
+		}
+		h.holdLogs(has(args, "hold"))
+	case "start":
+		answered, ok := h.start(input)
+		if !ok {
+			fmt.Fprintf(&out, "answered before any write: %s", <-answered)
+			break
+		}
+		h.started = append(h.started, answered)
+	case "await":
+		if len(h.started) == 0 {
+			h.t.Fatal("await with no request started")
+		}
+		answered := h.started[0]
+		h.started = h.started[1:]
+		select {
+		case a := <-answered:
+			out.WriteString(a)
+		case <-time.After(10 * time.Second):
+			h.t.Fatal("the started request was never answered")
+		}
+		h.settle()
 	case "restart":
 		h.restart()
 	case "crash":
 		h.crash(&out, has(args, "after-durable"), input)
 	default:
 		out.WriteString(h.request(cmd, args))
+	}
+	if h.q.isAsync() {
+		h.settleAsync()
 	}
 	h.written(&out)
 	return out.String()
@@ -194,15 +241,6 @@ func answer1(err error) string {
 // survives, its answer lost either way). The restarted broker loads what
 // is durable.
 func (h *script) crash(out *strings.Builder, durable bool, input string) {
-	fields := strings.Fields(input)
-	if len(fields) == 0 {
-		h.t.Fatal("crash needs a request")
-	}
-	args := map[string]string{}
-	for _, f := range fields[1:] {
-		k, v, _ := strings.Cut(f, "=")
-		args[k] = strings.Trim(v, "()")
-	}
 	// The calls out of the dying broker never run: what they would do
 	// is the restarted broker's to find.
 	h.q.mu.Lock()
@@ -210,22 +248,13 @@ func (h *script) crash(out *strings.Builder, durable bool, input string) {
 	h.q.hold = true
 	h.q.mu.Unlock()
 	h.holdLogs(true)
-	before := h.pending()
-	answered := make(chan string, 1)
-	go func() { answered <- h.request(fields[0], args) }()
-	deadline := time.After(10 * time.Second)
-	for h.pending() == before {
-		select {
-		case a := <-answered:
-			// Nothing to write: the broker dies with nothing at risk.
-			fmt.Fprintf(out, "answered before any write: %s", a)
-			h.holdLogs(false)
-			h.crashRestart(held)
-			return
-		case <-deadline:
-			h.t.Fatal("the request neither wrote nor answered")
-		case <-time.After(time.Millisecond):
-		}
+	answered, wrote := h.start(input)
+	if !wrote {
+		// Nothing to write: the broker dies with nothing at risk.
+		fmt.Fprintf(out, "answered before any write: %s", <-answered)
+		h.holdLogs(false)
+		h.crashRestart(held)
+		return
 	}
 	if durable {
 		h.syncLogs()
@@ -236,6 +265,44 @@ func (h *script) crash(out *strings.Builder, durable bool, input string) {
 	fmt.Fprintf(out, "crashed with %d record(s) not durable\n", lost)
 	h.holdLogs(false)
 	h.crashRestart(held)
+}
+
+// start runs the request in input on its own goroutine until it has
+// appended a record (wrote) or answered; answered hears its answer.
+func (h *script) start(input string) (answered chan string, wrote bool) {
+	fields := strings.Fields(input)
+	if len(fields) == 0 {
+		h.t.Fatal("no request to start")
+	}
+	args := map[string]string{}
+	for _, f := range fields[1:] {
+		k, v, _ := strings.Cut(f, "=")
+		args[k] = strings.Trim(v, "()")
+	}
+	before := h.appended()
+	answered = make(chan string, 1)
+	go func() { answered <- h.request(fields[0], args) }()
+	deadline := time.After(10 * time.Second)
+	for h.appended() == before {
+		select {
+		case a := <-answered:
+			answered <- a
+			return answered, false
+		case <-deadline:
+			h.t.Fatal("the request neither wrote nor answered")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return answered, true
+}
+
+// appended counts the records of every partition.
+func (h *script) appended() int {
+	n := 0
+	for _, l := range h.eachLog() {
+		n += len(l.Entries())
+	}
+	return n
 }
 
 // crashRestart starts a new coordinator on what the logs hold; the dead
@@ -276,14 +343,6 @@ func (h *script) crashLogs() int {
 	n := 0
 	for _, l := range h.eachLog() {
 		n += l.Crash()
-	}
-	return n
-}
-
-func (h *script) pending() int {
-	n := 0
-	for _, l := range h.eachLog() {
-		n += l.Pending()
 	}
 	return n
 }

@@ -24,10 +24,11 @@ type Description struct {
 }
 
 // Describe returns a transactional id's state; an unknown one is
-// TRANSACTIONAL_ID_NOT_FOUND.
+// TRANSACTIONAL_ID_NOT_FOUND. An id whose InitProducerId is writing its
+// first record is Empty with epoch -1, as Kafka shows it.
 func (c *Coordinator) Describe(transactionalID string) (Description, error) {
 	return read(c, transactionalID, kerr.TransactionalIDNotFound, func(s *stateShard) (Description, error) {
-		m := s.txns[transactionalID]
+		m := s.described(transactionalID)
 		if m == nil || m.state == Dead {
 			return Description{TransactionalID: transactionalID}, kerr.TransactionalIDNotFound
 		}
@@ -66,9 +67,11 @@ func (c *Coordinator) List(f ListFilter) []Listing {
 	var out []Listing
 	for _, p := range c.rt.Partitions() {
 		coordinator.Read(c.rt, p, func(s *stateShard) (struct{}, error) {
-			for _, m := range s.txns {
-				if f.selects(m, now) {
-					out = append(out, Listing{TransactionalID: m.id, ProducerID: m.producerID, State: m.state})
+			for _, ids := range []map[string]*txnMeta{s.txns, s.created} {
+				for _, m := range ids {
+					if f.selects(m, now) {
+						out = append(out, Listing{TransactionalID: m.id, ProducerID: m.producerID, State: m.state})
+					}
 				}
 			}
 			return struct{}{}, nil

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,10 +70,43 @@ type memMarkers struct {
 	gone    map[string]bool
 	fenced  map[string]bool
 	fail    error
+	// blocked, while set, holds every write with a marker for
+	// blockedTopic until it is closed; waiting counts the writes held.
+	blocked      chan struct{}
+	blockedTopic string
+	waiting      atomic.Int64
+}
+
+// block makes marker writes for topic wait until unblock, as a partition
+// leader that does not answer WriteTxnMarkers.
+func (w *memMarkers) block(topic string) {
+	w.mu.Lock()
+	w.blocked, w.blockedTopic = make(chan struct{}), topic
+	w.mu.Unlock()
+}
+
+// unblock lets the held writes go, and returns once they all have.
+func (w *memMarkers) unblock() {
+	w.mu.Lock()
+	if w.blocked != nil {
+		close(w.blocked)
+		w.blocked = nil
+	}
+	w.mu.Unlock()
+	for w.waiting.Load() > 0 {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (w *memMarkers) WriteMarkers(_ context.Context, markers []Marker) []error {
 	w.mu.Lock()
+	if b := w.blocked; b != nil && slices.ContainsFunc(markers, func(m Marker) bool { return m.Topic == w.blockedTopic }) {
+		w.mu.Unlock()
+		w.waiting.Add(1)
+		<-b
+		w.waiting.Add(-1)
+		w.mu.Lock()
+	}
 	defer w.mu.Unlock()
 	errs := make([]error, len(markers))
 	for i, m := range markers {
@@ -103,6 +138,10 @@ type queue struct {
 	mu   sync.Mutex
 	work []func()
 	hold bool
+	// async runs the work on goroutines of its own (counted in running),
+	// as the broker does, rather than inline.
+	async   bool
+	running atomic.Int64
 }
 
 func (q *queue) Go(f func()) {
@@ -112,8 +151,44 @@ func (q *queue) Go(f func()) {
 		q.mu.Unlock()
 		return
 	}
+	if q.async {
+		q.running.Add(1)
+		q.mu.Unlock()
+		go func() {
+			defer q.running.Add(-1)
+			f()
+		}()
+		return
+	}
 	q.mu.Unlock()
 	f()
+}
+
+func (q *queue) isAsync() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.async
+}
+
+func (q *queue) setAsync(async bool) {
+	q.mu.Lock()
+	q.async = async
+	q.mu.Unlock()
+}
+
+// settleAsync waits until the work running on goroutines of its own is
+// all held by blocked marker writes, and no partition has a write in
+// progress.
+func (f *fixture) settleAsync() {
+	f.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.q.running.Load() != f.markers.waiting.Load() {
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%d calls out running, %d of them held", f.q.running.Load(), f.markers.waiting.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	f.settle()
 }
 
 // drop forgets the held work, as a broker that dies loses it.

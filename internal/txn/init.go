@@ -90,7 +90,8 @@ func (s *stateShard) initProducerID(req InitRequest, newPID int64) (coordinator.
 		return none, kerr.ConcurrentTransactions
 	}
 	m := s.txns[req.TransactionalID]
-	if m == nil {
+	creating := m == nil
+	if creating {
 		if newPID == noProducerID {
 			return none, errNeedProducerID
 		}
@@ -139,6 +140,9 @@ func (s *stateShard) initProducerID(req InitRequest, newPID int64) (coordinator.
 	next.state, next.timeoutMs = Empty, req.TimeoutMs
 	next.partitions = map[TopicPartition]struct{}{}
 	next.startMs, next.lastUpdateMs = -1, s.ctx.Now().UnixMilli()
+	if creating {
+		s.created[req.TransactionalID] = m
+	}
 	return withAnswer(s.write(next), answer{pe: ProducerIDAndEpoch{ProducerID: next.producerID, ProducerEpoch: next.epoch}}), nil
 }
 

@@ -15,6 +15,12 @@ type stateShard struct {
 	ctx *coordinator.Context
 	// txns is the durable state of each transactional id.
 	txns map[string]*txnMeta
+	// created are the transactional ids InitProducerId is creating, whose
+	// first record is not yet durable: as Kafka's TransactionCoordinator
+	// puts a new id's metadata (Empty, epoch -1) in its cache before the
+	// write, DescribeTransactions and ListTransactions show them as that.
+	// A failed write reloads the shard, which forgets them.
+	created map[string]*txnMeta
 	// transit holds, per transactional id, what the state being written
 	// keeps that its record does not (Kafka's TxnTransitMetadata): the
 	// replay of the record at serve takes it. A record replayed at load
@@ -40,7 +46,7 @@ type transit struct {
 }
 
 func newStateShard(c *Coordinator, ctx *coordinator.Context) *stateShard {
-	return &stateShard{c: c, ctx: ctx, txns: map[string]*txnMeta{}, transit: map[string]transit{},
+	return &stateShard{c: c, ctx: ctx, txns: map[string]*txnMeta{}, created: map[string]*txnMeta{}, transit: map[string]transit{},
 		completing: map[string]bool{}, writers: map[string]*sync.WaitGroup{}}
 }
 
@@ -49,6 +55,15 @@ func (s *stateShard) write(next *txnMeta) coordinator.Result[struct{}] {
 	s.transit[next.id] = transit{lastEpoch: next.lastEpoch, lastProducer: next.lastProducer,
 		nextProducer: next.nextProducer, clientVersion: next.clientVersion}
 	return coordinator.Result[struct{}]{Records: []coordinator.Record{{Key: EncodeKey(next.id), Value: EncodeValue(next.value())}}}
+}
+
+// described is the state DescribeTransactions and ListTransactions show
+// for id: the durable one, or that of an id being created.
+func (s *stateShard) described(id string) *txnMeta {
+	if m := s.txns[id]; m != nil {
+		return m
+	}
+	return s.created[id]
 }
 
 // writing reports whether a record of the transactional id is on its way:
@@ -66,6 +81,7 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 		s.skipped++
 		return nil
 	}
+	delete(s.created, id)
 	if e.Value == nil {
 		s.forget(id)
 		return nil
@@ -96,6 +112,7 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 
 func (s *stateShard) forget(id string) {
 	delete(s.txns, id)
+	delete(s.created, id)
 	delete(s.transit, id)
 	delete(s.completing, id)
 	delete(s.writers, id)
