@@ -29,9 +29,10 @@ const SingleNodeBrokerEpoch int64 = 0
 // RegisterBrokerRecord for node unless img already holds Karst's own
 // registration (epoch SingleNodeBrokerEpoch, unfenced, not shutting down),
 // and a PartitionChangeRecord electing node for each partition it replicates
-// whose leader is someone else or no one and which node may lead (in the
-// ISR, or in the ELR / last known ELR when the ISR is empty). Nil when img
-// is already node's own.
+// whose leader is someone else or no one and which node may lead, as
+// Kafka's controller elects on unfencing (electOnline: from the ISR, from
+// the ELR when the ISR is empty, else uncleanly the last known leader,
+// RECOVERING). Nil when img is already node's own.
 //
 // The registration lists the log dirs node could open (node.LogDirs): one
 // that lists others is replaced, a partition whose replica is recorded in
@@ -50,31 +51,18 @@ func (img *Image) ActivationRecords(node Node) []Record {
 	out = append(out, img.offlineReplicaChanges(node.ID, reg.LogDirs)...)
 	for _, t := range img.Topics() {
 		for _, p := range t.Partitions {
-			if p == nil || p.Leader == node.ID || !slices.Contains(p.Replicas, node.ID) || !mayLead(p, node.ID) ||
-				len(reg.LogDirs) > 0 && replicaOffline(p, node.ID, reg.LogDirs) {
+			if p == nil || p.Leader == node.ID || !slices.Contains(p.Replicas, node.ID) {
 				continue
 			}
-			c := NewPartitionChangeRecord(img.MetadataVersion(), t.ID, p.ID)
-			c.Leader = node.ID
-			if !slices.Contains(p.ISR, node.ID) {
-				c.ISR = append(slices.Clone(p.ISR), node.ID)
+			acceptable := func(id int32) bool {
+				return id == node.ID && !(len(reg.LogDirs) > 0 && replicaOffline(p, id, reg.LogDirs))
 			}
-			if len(p.EligibleLeaderReplicas) > 0 || len(p.LastKnownELR) > 0 {
-				c.EligibleLeaderReplicas, c.LastKnownELR = []int32{}, []int32{}
+			if leader, unclean := img.electLeader(p, electOnline, acceptable); leader == node.ID {
+				out = append(out, img.electionChange(t.ID, p, leader, unclean))
 			}
-			out = append(out, c)
 		}
 	}
 	return out
-}
-
-// mayLead says whether electing id keeps every acknowledged write: it is in
-// the ISR, or the ISR is empty and it was among the last in it.
-func mayLead(p *Partition, id int32) bool {
-	if slices.Contains(p.ISR, id) {
-		return true
-	}
-	return len(p.ISR) == 0 && (slices.Contains(p.EligibleLeaderReplicas, id) || slices.Contains(p.LastKnownELR, id))
 }
 
 // registration registers node the way Kafka's controller records a broker

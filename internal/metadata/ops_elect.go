@@ -8,17 +8,13 @@ import (
 )
 
 // Leader elections an operator asks for (ElectLeaders), decided as Kafka's
-// ReplicationControlManager.electLeader and PartitionChangeBuilder decide
-// them. A preferred election makes the first replica the leader when it
-// is alive and in the ISR; an unclean election gives a partition without a
-// leader one, from the ISR (or ELR) when a live replica is there, else
-// from any live replica, which may lose acknowledged writes and so marks
-// the partition RECOVERING as Kafka does. On one node the only live broker
-// is the node itself, registered and not fenced.
-
-// leaderRecovering is the LeaderRecoveryState of a partition whose leader
-// came from an unclean election (Kafka's LeaderRecoveryState.RECOVERING).
-const leaderRecovering int8 = 1
+// ReplicationControlManager.electLeader does with PartitionChangeBuilder
+// (see election.go). A preferred election makes the first replica the
+// leader when it may lead cleanly; an unclean election gives a partition
+// without a leader one. Either elects the last known leader of a partition
+// whose ISR and ELR are empty, uncleanly (RECOVERING). On one node the only
+// live broker is the node itself, registered and not fenced, and its
+// replica may lead only from a dir its registration lists.
 
 // ElectLeader returns the PartitionChangeRecord of the election, or an
 // *Error: UNKNOWN_TOPIC_OR_PARTITION, ELECTION_NOT_NEEDED (the preferred
@@ -33,47 +29,28 @@ func (img *Image) ElectLeader(node Node, topic string, partition int32, unclean 
 	if !ok {
 		return nil, opError(kerr.UnknownTopicOrPartition, fmt.Sprintf("No such partition as %s-%d", topic, partition))
 	}
-	live := func(id int32) bool {
-		b, ok := img.brokers[id]
-		return id == node.ID && ok && !b.Fenced
-	}
-	change := NewPartitionChangeRecord(img.MetadataVersion(), t.ID, p.ID)
-	if !unclean {
-		if len(p.Replicas) > 0 && p.Leader == p.Replicas[0] {
-			return nil, opError(kerr.ElectionNotNeeded, "")
-		}
-		if len(p.Replicas) == 0 || !live(p.Replicas[0]) || !slices.Contains(p.ISR, p.Replicas[0]) {
-			return nil, opError(kerr.PreferredLeaderNotAvailable, "")
-		}
-		change.Leader = p.Replicas[0]
-		return []Record{change}, nil
-	}
-	if p.Leader >= 0 {
+	if !unclean && len(p.Replicas) > 0 && p.Leader == p.Replicas[0] || unclean && p.Leader >= 0 {
 		return nil, opError(kerr.ElectionNotNeeded, "")
 	}
-	for _, id := range p.Replicas {
-		if live(id) && mayLead(p, id) {
-			change.Leader = id
-			if !slices.Contains(p.ISR, id) {
-				change.ISR = append(slices.Clone(p.ISR), id)
-			}
-			if len(p.EligibleLeaderReplicas) > 0 || len(p.LastKnownELR) > 0 {
-				change.EligibleLeaderReplicas, change.LastKnownELR = []int32{}, []int32{}
-			}
-			return []Record{change}, nil
-		}
+	acceptable := func(id int32) bool {
+		b, ok := img.brokers[id]
+		return id == node.ID && ok && !b.Fenced && !b.InControlledShutdown &&
+			!(len(b.LogDirs) > 0 && replicaOffline(p, id, b.LogDirs))
 	}
-	for _, id := range p.Replicas {
-		if live(id) {
-			change.Leader, change.ISR = id, []int32{id}
-			change.LeaderRecoveryState = leaderRecovering
-			if len(p.EligibleLeaderReplicas) > 0 || len(p.LastKnownELR) > 0 {
-				change.EligibleLeaderReplicas, change.LastKnownELR = []int32{}, []int32{}
-			}
-			return []Record{change}, nil
-		}
+	kind := electPreferred
+	if unclean {
+		kind = electUnclean
 	}
-	return nil, opError(kerr.EligibleLeadersNotAvailable, "")
+	leader, dirty := img.electLeader(p, kind, acceptable)
+	change := img.electionChange(t.ID, p, leader, dirty)
+	switch {
+	case change != nil:
+		return []Record{change}, nil
+	case unclean:
+		return nil, opError(kerr.EligibleLeadersNotAvailable, "")
+	default:
+		return nil, opError(kerr.PreferredLeaderNotAvailable, "")
+	}
 }
 
 // UnregisterBroker returns what Kafka 4.4's controller writes to remove

@@ -1,6 +1,7 @@
 package metadata
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -79,7 +80,7 @@ func TestElectLeaderUnclean(t *testing.T) {
 	}
 	next = mustReplay(t, img, recs...)
 	p, _ := mustTopic(t, next, "t").Partition(2)
-	if p.Leader != 1 || !slices.Equal(p.ISR, []int32{1}) || p.LeaderRecoveryState != leaderRecovering {
+	if p.Leader != 1 || !slices.Equal(p.ISR, []int32{1}) || p.LeaderRecoveryState != LeaderRecovering {
 		t.Fatalf("after an unclean election: %+v", p)
 	}
 }
@@ -132,10 +133,71 @@ func TestUnregisterBrokerWithELR(t *testing.T) {
 	}
 	next := mustReplay(t, img, recs...)
 	p, _ := mustTopic(t, next, "t").Partition(0)
-	if p.Leader != -1 || len(p.ISR) != 0 || !mayLead(p, 1) || p.LeaderEpoch != 1 {
+	if p.Leader != -1 || len(p.ISR) != 0 || !slices.Equal(p.EligibleLeaderReplicas, []int32{1}) || p.LeaderEpoch != 1 {
 		t.Fatalf("partition 0 %+v", p)
 	}
 	if act := next.ActivationRecords(Node{ID: 1}); len(act) < 2 {
 		t.Fatalf("a restart does not register and elect again: %+v", act)
+	}
+}
+
+// Kafka 4.4 elects the last known leader of a partition whose ISR and ELR
+// are empty (after an unclean shutdown cleared the ELR) uncleanly: ISR the
+// leader alone, RECOVERING, last known ELR cleared; and writes no state
+// when the partition is RECOVERING already. Measured on Kafka 4.4.0 (one
+// node, kill -9 and restart): {"isr":[1],"leader":1,"leaderRecoveryState":1,
+// "lastKnownElr":[]}, then after a second kill -9 {"isr":[1],"leader":1,
+// "lastKnownElr":[]}. The same goes for the operator's elections, preferred
+// and unclean, and for this node's own election at start. Until 2026-12-02
+// Karst counted it clean (no RECOVERING).
+func TestElectingTheLastKnownLeaderIsUnclean(t *testing.T) {
+	topic := UUID{6}
+	leaderless := func(state int8) *Image {
+		return mustReplay(t, EmptyImage(),
+			&FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MaxMetadataVersion},
+			&FeatureLevelRecord{Name: FeatureELR, FeatureLevel: 1},
+			&RegisterBrokerRecord{Version: 3, BrokerID: 1, BrokerEpoch: SingleNodeBrokerEpoch},
+			&TopicRecord{Name: "t", TopicID: topic},
+			&PartitionRecord{Version: 2, PartitionID: 0, TopicID: topic, Replicas: []int32{1}, ISR: []int32{}, Leader: -1,
+				LastKnownELR: []int32{1}, LeaderRecoveryState: state})
+	}
+	want := func(how string, state int8, recs []Record) {
+		t.Helper()
+		var c *PartitionChangeRecord
+		for _, r := range recs {
+			if pc, ok := r.(*PartitionChangeRecord); ok {
+				c = pc
+			}
+		}
+		if c == nil || c.Leader != 1 || !slices.Equal(c.ISR, []int32{1}) || c.LeaderRecoveryState != state ||
+			c.LastKnownELR == nil || len(c.LastKnownELR) != 0 || c.EligibleLeaderReplicas != nil {
+			t.Fatalf("%s: %+v, want leader 1, ISR [1], recovery state %d, last known ELR [] and no ELR", how, c, state)
+		}
+	}
+	for _, unclean := range []bool{false, true} {
+		recs, err := leaderless(LeaderRecovered).ElectLeader(testNode, "t", 0, unclean)
+		if err != nil {
+			t.Fatalf("unclean %v: %v", unclean, err)
+		}
+		want(fmt.Sprintf("ElectLeaders (unclean %v)", unclean), LeaderRecovering, recs)
+		next := mustReplay(t, leaderless(LeaderRecovered), recs...)
+		if p, _ := mustTopic(t, next, "t").Partition(0); p.LeaderRecoveryState != LeaderRecovering {
+			t.Fatalf("after the election: %+v", p)
+		}
+	}
+	want("a start", LeaderRecovering, leaderless(LeaderRecovered).ActivationRecords(testNode))
+	want("a start while RECOVERING", noRecoveryChange, leaderless(LeaderRecovering).ActivationRecords(testNode))
+
+	// From the ELR (a clean stop left it there) the election is clean.
+	img := mustReplay(t, leaderless(LeaderRecovered), &PartitionChangeRecord{TopicID: topic, PartitionID: 0, Leader: NoLeaderChange,
+		EligibleLeaderReplicas: []int32{1}, LeaderRecoveryState: noRecoveryChange})
+	recs, err := img.ElectLeader(testNode, "t", 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := recs[0].(*PartitionChangeRecord)
+	if c.Leader != 1 || !slices.Equal(c.ISR, []int32{1}) || c.LeaderRecoveryState != noRecoveryChange ||
+		!slices.Equal(c.EligibleLeaderReplicas, []int32{}) || c.EligibleLeaderReplicas == nil || !slices.Equal(c.LastKnownELR, []int32{}) {
+		t.Fatalf("an election from the ELR: %+v", c)
 	}
 }
