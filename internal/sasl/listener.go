@@ -43,10 +43,11 @@ type Listener struct {
 	// closers stop what the listener's mechanisms run in the background
 	// (a JWKS refresh).
 	closers []func()
+	gssapi     *gssapiAcceptor
 }
 
 // served are the mechanisms this package implements.
-var served = []string{Plain, ScramSHA256, ScramSHA512, OAuthBearer}
+var served = []string{Plain, ScramSHA256, ScramSHA512, OAuthBearer, GSSAPI}
 
 // NewListener reads a listener's SASL keys: sasl.enabled.mechanisms, each
 // mechanism's <mechanism>.sasl.jaas.config (PLAIN's users) and
@@ -94,6 +95,12 @@ func NewListener(name string, s Settings, scram ScramCredentials) (*Listener, er
 			}
 		} else if m == OAuthBearer {
 			l.oauth, _ = newUnsecuredValidator(nil)
+		}
+		if m == GSSAPI {
+			var err error
+			if l.gssapi, err = newGSSAPIAcceptor(name, s); err != nil {
+				return nil, err
+			}
 		}
 		if m == OAuthBearer {
 			if err := l.configureOAuthBearerValidator(s, prefix); err != nil {
@@ -187,6 +194,8 @@ func (l *Listener) Start(mechanism string) (Exchange, error) {
 		return &plainExchange{users: l.plainUsers}, nil
 	case mechanism == OAuthBearer:
 		return &oauthBearerExchange{validator: l.oauth, now: time.Now}, nil
+	case mechanism == GSSAPI:
+		return l.gssapi.start(), nil
 	default:
 		return newScramExchange(metadata.ScramMechanismNamed(mechanism), l.Scram)
 	}

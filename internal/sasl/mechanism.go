@@ -14,6 +14,9 @@ const (
 
 // Exchange is one connection's run through a mechanism: Step takes each
 // token the client sends and returns the one to answer with, until Done.
+// A nil last answer (GSSAPI's) is no answer at all where tokens are bare
+// frames after a v0 handshake, as Kafka sends nothing for a SaslServer's
+// null; an empty one is an empty frame.
 type Exchange interface {
 	Step(token []byte) ([]byte, error)
 	Done() bool

@@ -126,6 +126,11 @@ func (g *saslGate) admit(c *conn, frame []byte) (*pending, bool) {
 			return p, ok
 		case key == saslHandshakeKey:
 			return g.handshake(c, p, frame)
+		case g.state == gateHandshakeOrVersions && !g.reauth && handler.Lookup(key) == nil && g.listener.Enabled(sasl.GSSAPI):
+			// As Kafka, for clients of 0.9 (and sarama's v0 GSSAPI): a
+			// first frame that is no Kafka request is GSSAPI's first
+			// token, and the tokens after it are bare frames.
+			return g.startBareGSSAPI(c, frame)
 		}
 		return g.fail(c, p, nil, fmt.Sprintf("Unexpected Kafka request of type %s during SASL handshake.", apiName(key)))
 	case gateBadMechanism:
@@ -230,6 +235,16 @@ func (g *saslGate) authenticate(c *conn, p *pending, frame []byte) (*pending, bo
 	return p, true
 }
 
+func (g *saslGate) startBareGSSAPI(c *conn, token []byte) (*pending, bool) {
+	x, err := g.listener.Start(sasl.GSSAPI)
+	if err != nil {
+		c.logger().Warn("closing connection: starting a SASL exchange failed", "mechanism", sasl.GSSAPI, "err", err)
+		return nil, false
+	}
+	g.mechanism, g.exchange, g.state = sasl.GSSAPI, x, gateRawTokens
+	return g.rawToken(c, token)
+}
+
 // rawToken carries one bare token after a v0 handshake; the answer is a
 // bare size-prefixed token too, and a failure closes the connection
 // unanswered, as Kafka does for clients without SaslAuthenticate.
@@ -241,6 +256,11 @@ func (g *saslGate) rawToken(c *conn, token []byte) (*pending, bool) {
 	}
 	if err != nil {
 		return g.fail(c, p, nil, err.Error())
+	}
+	if out == nil && g.state == gateAuthenticated {
+		// Kafka writes no frame for a SaslServer's null final answer.
+		p.outcome = handler.Outcome{NoResponse: true}
+		return p, true
 	}
 	f, at := wire.AppendSizePrefix(nil)
 	f = append(f, out...)

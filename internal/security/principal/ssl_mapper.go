@@ -91,15 +91,15 @@ func newSSLRule(pattern, replacement string) (sslRule, error) {
 	if err != nil {
 		return sslRule{}, err
 	}
-	return sslRule{pattern: re, whole: whole, template: javaReplacement(replacement, re.NumSubexp()), replacement: replacement}, nil
+	return sslRule{pattern: re, whole: whole, template: JavaReplacement(replacement, re.NumSubexp()), replacement: replacement}, nil
 }
 
-// javaReplacement turns a java.util.regex replacement into a Go Expand
+// JavaReplacement turns a java.util.regex replacement into a Go Expand
 // template: "$n" is group n (a number past the groups the pattern has is
 // cut from the right until it names one, as Java reads it, and stays
 // literal text when none is left, as Kafka's rule escapes it), '\'
 // quotes the next character, and a literal '$' becomes "$$".
-func javaReplacement(s string, groups int) string {
+func JavaReplacement(s string, groups int) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {

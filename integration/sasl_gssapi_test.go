@@ -1,0 +1,86 @@
+package integration
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/karst-broker/karst/internal/sasl/kdctest"
+	"github.com/karst-broker/karst/karsttest"
+)
+
+// startKerberosBroker runs a real MIT KDC and a broker whose
+// SASL_PLAINTEXT listener enables GSSAPI (kafka/localhost's keytab) and
+// PLAIN for the test's admin; it returns the KDC and alice's keytab.
+func startKerberosBroker(t *testing.T, extra ...karsttest.Option) (*karsttest.Broker, *kdctest.KDC, string) {
+	t.Helper()
+	kdc := kdctest.Start(t)
+	t.Setenv("KRB5_CONFIG", kdc.Krb5Conf) // the broker's default realm, as the JVM's java.security.krb5.conf
+	service := kdc.AddPrincipal(t, "kafka/localhost@"+kdctest.Realm)
+	alice := kdc.AddPrincipal(t, "alice@"+kdctest.Realm)
+	opts := []karsttest.Option{
+		karsttest.WithConfig("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
+		karsttest.WithConfig("sasl.enabled.mechanisms", "GSSAPI,PLAIN"),
+		karsttest.WithConfig("sasl.kerberos.service.name", "kafka"),
+		karsttest.WithConfig("listener.name.sasl_plaintext.plain.sasl.jaas.config", saslAdminJAAS),
+		karsttest.WithConfig("listener.name.sasl_plaintext.gssapi.sasl.jaas.config",
+			`com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="`+service+`" principal="kafka/localhost@`+kdctest.Realm+`";`),
+	}
+	return karsttest.Start(t, append(opts, extra...)...), kdc, alice
+}
+
+func saramaKerberos(kdc *kdctest.KDC, keytab, spn string, version int16) *sarama.Config {
+	cfg := sarama.NewConfig()
+	cfg.Net.SASL.Enable, cfg.Net.SASL.Mechanism, cfg.Net.SASL.Version = true, sarama.SASLTypeGSSAPI, version
+	// sarama sends no ApiVersions before a v0 handshake, as Kafka's
+	// clients before SaslAuthenticate did.
+	cfg.ApiVersionsRequest = version != sarama.SASLHandshakeV0
+	cfg.Net.SASL.GSSAPI = sarama.GSSAPIConfig{
+		AuthType: sarama.KRB5_KEYTAB_AUTH, KeyTabPath: keytab, KerberosConfigPath: kdc.Krb5Conf,
+		ServiceName: "kafka", Username: "alice", Realm: kdctest.Realm, DisablePAFXFAST: true,
+		// The broker is reached at 127.0.0.1; its principal names localhost.
+		BuildSpn: func(string, string) string { return spn },
+	}
+	return cfg
+}
+
+// sarama is the Go client with GSSAPI (franz-go and kafka-go have none):
+// it authenticates over SaslHandshake v0's bare tokens and v1's
+// SaslAuthenticate against a broker whose keytab a real KDC wrote.
+func TestSASLGSSAPISarama(t *testing.T) {
+	b, kdc, alice := startKerberosBroker(t)
+	addr := b.ListenerAddr("SASL_PLAINTEXT")
+	admin := kadm.NewClient(saslClient(t, addr, plain.Auth{User: "admin", Pass: "admin-secret"}.AsMechanism()))
+	for _, topic := range []string{"gssapi-v0", "gssapi-v1"} {
+		if _, err := admin.CreateTopic(testContext(t), 1, 1, nil, topic); err != nil {
+			t.Fatal(err)
+		}
+	}
+	authenticated := b.Authentications()
+	saramaRoundTrip(t, addr, "gssapi-v0", saramaKerberos(kdc, alice, "kafka/localhost", sarama.SASLHandshakeV0))
+	saramaRoundTrip(t, addr, "gssapi-v1", saramaKerberos(kdc, alice, "kafka/localhost", sarama.SASLHandshakeV1))
+	if b.Authentications() == authenticated {
+		t.Fatal("no GSSAPI authentication counted")
+	}
+
+	// A ticket for another service of the realm is refused with Kafka's
+	// error, and the refused client reaches no handler.
+	kdc.AddPrincipal(t, "kafka/otherhost@"+kdctest.Realm)
+	handled := b.RequestsHandled()
+	cfg := saramaKerberos(kdc, alice, "kafka/otherhost", sarama.SASLHandshakeV1)
+	cfg.Version = sarama.V3_9_0_0
+	// ApiVersions is answered before authentication, as Kafka does;
+	// without it every request of the client meets the gate.
+	cfg.ApiVersionsRequest, cfg.Metadata.Retry.Max = false, 0
+	_, err := sarama.NewClient([]string{addr}, cfg)
+	if !errors.Is(err, sarama.ErrSASLAuthenticationFailed) || !strings.Contains(err.Error(), "invalid credentials with SASL mechanism GSSAPI") {
+		t.Fatalf("a ticket for kafka/otherhost: %v, want SASL_AUTHENTICATION_FAILED", err)
+	}
+	if got := b.RequestsHandled(); got != handled {
+		t.Fatalf("%d requests of a refused client reached a handler", got-handled)
+	}
+}
