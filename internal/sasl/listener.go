@@ -43,7 +43,7 @@ type Listener struct {
 	// closers stop what the listener's mechanisms run in the background
 	// (a JWKS refresh).
 	closers []func()
-	gssapi     *gssapiAcceptor
+	gssapi  *gssapiAcceptor
 }
 
 // served are the mechanisms this package implements.
