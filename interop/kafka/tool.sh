@@ -26,6 +26,8 @@ case "$TOOL" in
   *) echo "tool.sh: unknown tool $TOOL" >&2; exit 2 ;;
 esac
 ensure_kafka_jars
-exec java -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true \
+# KAFKA_OPTS: extra JVM options, as bin/kafka-run-class.sh reads them (java.security.krb5.conf).
+# shellcheck disable=SC2086
+exec java -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true ${KAFKA_OPTS:-} \
   -Dlog4j2.configurationFile="$KAFKA_HOME_DIR/tools-log4j2.properties" \
   -cp "$(kafka_classpath)" "$MAIN" "$@"
