@@ -201,7 +201,7 @@ func (b *Broker) DescribeTopic(topicOverrides map[string]string, keys []string) 
 	want := wanted(keys)
 	var out []Entry
 	for _, n := range topicKeys.names {
-		if !want(n) {
+		if !want(n) || quietTopicKeys[n] && !tc.overridden[n] && len(keys) == 0 {
 			continue
 		}
 		k := topicKeys.byName[n]

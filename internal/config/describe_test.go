@@ -79,8 +79,15 @@ func TestDescribeTopicSynonyms(t *testing.T) {
 		}
 	}
 	all, err := Default().DescribeTopic(nil, nil)
-	if err != nil || len(all) != len(topicKeys.names) {
+	if err != nil || len(all) != len(topicKeys.names)-len(quietTopicKeys) {
 		t.Fatalf("all topic entries: %d, %v", len(all), err)
+	}
+	// A quiet key shows where the topic sets it or the request names it.
+	set, _ := Default().DescribeTopic(map[string]string{"message.downconversion.enable": "false"}, nil)
+	named, _ := Default().DescribeTopic(nil, []string{"message.downconversion.enable"})
+	if len(set) != len(topicKeys.names) || val(entry(t, set, "message.downconversion.enable").Value) != "false" ||
+		len(named) != 1 || val(named[0].Value) != "true" {
+		t.Errorf("message.downconversion.enable: %d entries where set, %d where named", len(set), len(named))
 	}
 	if e := entry(t, all, "cleanup.policy"); e.Type != TypeList || e.Documentation == "" || e.Type.DescribeType() != 7 {
 		t.Errorf("cleanup.policy entry %+v", e)

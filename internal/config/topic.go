@@ -57,6 +57,7 @@ type TopicConfig struct {
 	MessageTimestampAfterMaxMs  int64
 	MessageTimestampBeforeMaxMs int64
 	MessageTimestampType        string // CreateTime or LogAppendTime
+	MessageDownConversion       bool   // message.downconversion.enable
 	MinCleanableDirtyRatio      float64
 	MinCompactionLagMs          int64
 	MinInSyncReplicas           int32
@@ -202,6 +203,7 @@ func EffectiveTopicConfig(b *Broker, topicOverrides map[string]string) (*TopicCo
 	t.MessageTimestampAfterMaxMs = v["message.timestamp.after.max.ms"].(int64)
 	t.MessageTimestampBeforeMaxMs = v["message.timestamp.before.max.ms"].(int64)
 	t.MessageTimestampType = v["message.timestamp.type"].(string)
+	t.MessageDownConversion = v["message.downconversion.enable"].(bool)
 	t.MinCleanableDirtyRatio = v["min.cleanable.dirty.ratio"].(float64)
 	t.MinCompactionLagMs = v["min.compaction.lag.ms"].(int64)
 	t.MinInSyncReplicas = v["min.insync.replicas"].(int32)

@@ -39,6 +39,7 @@ var topicKeyList = []Key{
 	def("max.compaction.lag.ms", TypeLong, maxInt64, atLeast(1), ReadOnly, "Longest time a record may stay uncompacted."),
 	def("max.decompressed.message.bytes", TypeInt, "2147483639", between(1, 2147483639), ReadOnly, "Largest decompressed size of one record (Kafka 4.4; accepted, not enforced by Karst)."),
 	def("max.message.bytes", TypeInt, "1048588", atLeast(0), ReadOnly, "Largest record batch accepted for this topic."),
+	def("message.downconversion.enable", TypeBoolean, "true", nil, ReadOnly, "Whether Fetch v0-3 may down-convert this topic's records to message formats v0 and v1; false answers them UNSUPPORTED_VERSION (Kafka 3.x; removed in Kafka 4, kept by Karst)."),
 	def("message.timestamp.after.max.ms", TypeLong, "3600000", atLeast(0), ReadOnly, "How far a CreateTime timestamp may lie after the broker's clock."),
 	def("message.timestamp.before.max.ms", TypeLong, maxInt64, atLeast(0), ReadOnly, "How far a CreateTime timestamp may lie before the broker's clock."),
 	def("message.timestamp.type", TypeString, "CreateTime", in("CreateTime", "LogAppendTime"), ReadOnly, "CreateTime keeps producer timestamps; LogAppendTime uses the broker's."),
@@ -61,6 +62,13 @@ var topicKeyList = []Key{
 }
 
 var topicKeys = newKeyTable(topicKeyList)
+
+// quietTopicKeys are Karst's topic keys beyond Kafka 4.4's, described only
+// for a topic that overrides them or a request that names them, so a
+// Kafka 4 client's DescribeConfigs and CreateTopics see Kafka 4.4's set.
+// message.downconversion.enable is Kafka 3.x's switch for Fetch v0-3,
+// which Kafka 4 no longer serves.
+var quietTopicKeys = map[string]bool{"message.downconversion.enable": true}
 
 // topicSynonyms maps a topic key to the broker keys that supply its default,
 // highest precedence first (Kafka's ServerTopicConfigSynonyms).

@@ -20,11 +20,18 @@ var kafka44TopicKeys = []string{
 	"segment.jitter.ms", "segment.ms", "unclean.leader.election.enable",
 }
 
-// TestTopicKeysAreKafka44s: the topic key table holds exactly Kafka 4.4's 37 topic configs, and
-// the four keys 4.4 added validate and default as LogConfig does.
+// karstTopicKeysBeyondKafka44 are the topic configs Karst keeps that Kafka 4
+// removed: message.downconversion.enable (Kafka 3.x) governs Fetch v0-3,
+// which Karst serves and Kafka 4 does not (KIP-896).
+var karstTopicKeysBeyondKafka44 = []string{"message.downconversion.enable"}
+
+// TestTopicKeysAreKafka44s: the topic key table holds exactly Kafka 4.4's 37 topic configs
+// (and karstTopicKeysBeyondKafka44), and the four keys 4.4 added validate and default as
+// LogConfig does.
 func TestTopicKeysAreKafka44s(t *testing.T) {
-	if got := TopicKeyNames(); !slices.Equal(got, kafka44TopicKeys) {
-		t.Fatalf("topic keys (%d):\n%v\nwant Kafka 4.4's (%d):\n%v", len(got), got, len(kafka44TopicKeys), kafka44TopicKeys)
+	want := slices.Sorted(slices.Values(append(slices.Clone(kafka44TopicKeys), karstTopicKeysBeyondKafka44...)))
+	if got := TopicKeyNames(); !slices.Equal(got, want) {
+		t.Fatalf("topic keys (%d):\n%v\nwant Kafka 4.4's and Karst's legacy ones (%d):\n%v", len(got), got, len(want), want)
 	}
 	for _, c := range []struct {
 		key, dflt, bad string
@@ -34,6 +41,7 @@ func TestTopicKeysAreKafka44s(t *testing.T) {
 		{"max.decompressed.message.bytes", "2147483639", "0", "max.decompressed.message.bytes"},
 		{"remote.copy.lag.bytes", "-1", "-2", "log.remote.copy.lag.bytes"},
 		{"remote.copy.lag.ms", "0", "-2", "log.remote.copy.lag.ms"},
+		{"message.downconversion.enable", "true", "no", ""},
 	} {
 		k, _ := TopicKey(c.key)
 		if k.Default != c.dflt {

@@ -1,7 +1,14 @@
 package handler
 
-// Fetch (key 1), versions 4–18 (Kafka 4 dropped v0–v3).
+// Fetch (key 1), versions 0–18.
 //
+//	v0–v3: MessageSets, down-converted from the log's v2 batches as the
+//	response is written (fetch_downconvert.go): magic 0 for v0–v1, magic
+//	1 for v2–v3. Kafka 4 dropped these versions (KIP-896); Karst serves
+//	them as Kafka 3.x did.
+//	v1: throttle time.
+//	v3: response max bytes; the first batch is returned whole even when
+//	larger than the max bytes (KIP-74), where v0–v2 cut it.
 //	v4: isolation level, last stable offset, aborted transactions.
 //	v5: log start offset.
 //	v7: fetch sessions (KIP-227).
@@ -37,6 +44,7 @@ package handler
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -49,7 +57,7 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 )
 
-func init() { register(1, 4, 18, (*Broker).handleFetch) }
+func init() { register(1, 0, 18, (*Broker).handleFetch) }
 
 // Session epochs with a meaning of their own (KIP-227).
 const (
@@ -106,7 +114,7 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 		deadline := time.Now().Add(maxWait)
 		for {
 			takeAppendSignals(targets)
-			got := readFetch(req, targets)
+			got := readFetch(version, req, targets)
 			if !canWait || got >= int(req.MinBytes) || !time.Now().Before(deadline) || anyReadError(targets) {
 				break
 			}
@@ -114,9 +122,12 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 			woke := waitAny(ctx, targets, time.Until(deadline))
 			b.opts.Metrics.LeavePurgatory(metrics.FetchPurgatory)
 			if !woke {
-				readFetch(req, targets)
+				readFetch(version, req, targets)
 				break
 			}
+		}
+		if version <= lastDownConvertedFetchVersion {
+			b.downConvertFetch(b.image(), version, targets)
 		}
 		resp.SetVersion(version)
 		body := assembleFetch(resp, targets, incremental)
@@ -258,10 +269,13 @@ func anyReadError(targets []fetchTarget) bool {
 
 // readFetch locates the records of every resolvable target within the
 // request's byte limits and returns the bytes found. The first partition
-// with data returns at least one whole batch (KIP-74). Nothing is copied:
-// the records are sent from the segment files.
-func readFetch(req *kmsg.FetchRequest, targets []fetchTarget) int {
+// with data returns at least one whole batch (KIP-74, v3+). Nothing is
+// copied: the records are sent from the segment files.
+func readFetch(version int16, req *kmsg.FetchRequest, targets []fetchTarget) int {
 	remaining := int(req.MaxBytes)
+	if version < 3 {
+		remaining = math.MaxInt32 // no response max bytes before v3
+	}
 	total := 0
 	iso := klog.ReadUncommitted
 	if req.IsolationLevel == 1 {
@@ -273,7 +287,7 @@ func readFetch(req *kmsg.FetchRequest, targets []fetchTarget) int {
 			continue
 		}
 		limit := max(min(int(t.max), remaining), 0)
-		res, err := t.part.Log.ReadIsolated(t.offset, limit, total == 0, iso)
+		res, err := t.part.Log.ReadIsolated(t.offset, limit, total == 0 && version > hardMaxBytesFetchVersion, iso)
 		t.out.HighWatermark, t.out.LogStartOffset = res.HighWatermark, res.LogStartOffset
 		t.out.LastStableOffset = res.LastStableOffset
 		t.out.AbortedTransactions = nil
@@ -290,10 +304,13 @@ func readFetch(req *kmsg.FetchRequest, targets []fetchTarget) int {
 		if iso == klog.ReadCommitted {
 			t.out.AbortedTransactions = abortedTransactions(res.AbortedTransactions)
 		}
-		if res.FirstBatchIncomplete {
-			// As Kafka (v3+): a partition whose first batch does not fit
+		if res.FirstBatchIncomplete && version > lastDownConvertedFetchVersion {
+			// As Kafka (v4+): a partition whose first batch does not fit
 			// the remaining bytes returns nothing this time rather than a
-			// fragment, which the Java consumer treats as an error.
+			// fragment, which the Java consumer treats as an error. Up to
+			// v3, Kafka 3.x answered the fragment's length of padding,
+			// which old consumers read as a message too large for their
+			// fetch size.
 			continue
 		}
 		t.region = fileRegion{file: res.File, offset: res.Position, length: res.Length}

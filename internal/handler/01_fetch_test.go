@@ -27,6 +27,16 @@ func (f *adminFixture) fetchOn(ctx context.Context, req *kmsg.FetchRequest, v in
 	}
 	var body []byte
 	for _, p := range pr.Parts {
+		if p.Stream != nil {
+			n := len(body)
+			for chunk := p.Stream.Next(body); len(chunk) > len(body); chunk = p.Stream.Next(body) {
+				body = chunk
+			}
+			if int64(len(body)-n) != p.Length {
+				f.t.Fatalf("stream made %d bytes of %d", len(body)-n, p.Length)
+			}
+			continue
+		}
 		if p.File == nil {
 			body = append(body, p.Bytes...)
 			continue

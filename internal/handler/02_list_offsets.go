@@ -1,7 +1,10 @@
 package handler
 
-// ListOffsets (key 2), versions 1–11 (Kafka 4 dropped v0).
+// ListOffsets (key 2), versions 0–11.
 //
+//	v0: up to max_num_offsets offsets per partition, by segment, as Kafka
+//	0.8 to 3.x answered (klog.Log.OffsetsBefore). Kafka 4 dropped it
+//	(KIP-896); Karst serves it, as Metricbeat and 0.8 clients ask for it.
 //	v1: one offset per partition (no max_num_offsets).
 //	v2: isolation level.
 //	v4: current leader epoch (fencing) and the leader epoch of the answer.
@@ -31,7 +34,7 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 )
 
-func init() { register(2, 1, 11, (*Broker).handleListOffsets) }
+func init() { register(2, 0, 11, (*Broker).handleListOffsets) }
 
 // The special timestamps of ListOffsets.
 const (
@@ -63,7 +66,9 @@ func (b *Broker) handleListOffsets(_ context.Context, r *Request) Outcome {
 				continue
 			}
 			part, meta, code := b.leaderPartition(topic, rp.Partition, rp.CurrentLeaderEpoch)
-			if po.ErrorCode = code; code == 0 {
+			if po.ErrorCode = code; code == 0 && r.Version() == 0 {
+				po.OldStyleOffsets = part.Log.OffsetsBefore(rp.Timestamp, rp.MaxNumOffsets, req.ReplicaID == -1)
+			} else if code == 0 {
 				b.listOffset(part, rp.Timestamp, req.IsolationLevel, &po)
 				if po.ErrorCode == 0 && po.Offset >= 0 {
 					po.LeaderEpoch = answerEpoch(part, rp.Timestamp, po.Offset, meta.LeaderEpoch)

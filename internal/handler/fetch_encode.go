@@ -7,25 +7,35 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// BodyPart is a piece of a response body: bytes, or a region of a segment
+// BodyPart is a piece of a response body: bytes, a region of a segment
 // file that the server sends with sendfile, never copying it through user
-// space.
+// space, or Length bytes that Stream makes as they are written.
 type BodyPart struct {
 	Bytes  []byte
 	File   *os.File
 	Offset int64
 	Length int64
+	Stream ChunkStream
 }
 
-// fileRegion is where a fetched partition's records lie on disk.
+// ChunkStream makes a body part a chunk at a time, so that what it makes is
+// never held whole: Next appends the next chunk to dst, and nothing once
+// the part's Length bytes have been made.
+type ChunkStream interface {
+	Next(dst []byte) []byte
+}
+
+// fileRegion is where a fetched partition's records lie on disk, or, with
+// stream set, the length of what stream makes of them (down-conversion).
 type fileRegion struct {
 	file   *os.File
 	offset int64
 	length int64
+	stream ChunkStream
 }
 
 // encodeFetchBody writes a Fetch response body exactly as kmsg would
-// (versions 4–18; of the tagged fields, only a partition's CurrentLeader,
+// (versions 0–18; of the tagged fields, only a partition's CurrentLeader,
 // which Karst sets beside NOT_LEADER_OR_FOLLOWER), except
 // that a partition's records come from a file region when it has one:
 // regions[k] for the k-th partition in encoding order (over all topics),
@@ -67,21 +77,14 @@ func encodeFetchBody(resp *kmsg.FetchResponse, regions []fileRegion) []BodyPart 
 			b = binary.BigEndian.AppendUint32(b, uint32(p.Partition))
 			b = binary.BigEndian.AppendUint16(b, uint16(p.ErrorCode))
 			b = binary.BigEndian.AppendUint64(b, uint64(p.HighWatermark))
-			b = binary.BigEndian.AppendUint64(b, uint64(p.LastStableOffset))
+			if v >= 4 {
+				b = binary.BigEndian.AppendUint64(b, uint64(p.LastStableOffset))
+			}
 			if v >= 5 {
 				b = binary.BigEndian.AppendUint64(b, uint64(p.LogStartOffset))
 			}
-			if p.AbortedTransactions == nil {
-				b = appendNullLen(b, flexible)
-			} else {
-				b = appendArrayLen(b, len(p.AbortedTransactions), flexible)
-				for _, a := range p.AbortedTransactions {
-					b = binary.BigEndian.AppendUint64(b, uint64(a.ProducerID))
-					b = binary.BigEndian.AppendUint64(b, uint64(a.FirstOffset))
-					if flexible {
-						b = append(b, 0)
-					}
-				}
+			if v >= 4 {
+				b = appendAbortedTransactions(b, p.AbortedTransactions, flexible)
 			}
 			if v >= 11 {
 				b = binary.BigEndian.AppendUint32(b, uint32(p.PreferredReadReplica))
@@ -95,7 +98,7 @@ func encodeFetchBody(resp *kmsg.FetchResponse, regions []fileRegion) []BodyPart 
 				b = appendArrayLen(b, int(r.length), flexible)
 				// The window's capacity ends with it, so no append
 				// through it can reach the bytes that follow.
-				parts = append(parts, BodyPart{Bytes: b[start:len(b):len(b)]}, BodyPart{File: r.file, Offset: r.offset, Length: r.length})
+				parts = append(parts, BodyPart{Bytes: b[start:len(b):len(b)]}, BodyPart{File: r.file, Offset: r.offset, Length: r.length, Stream: r.stream})
 				start = len(b)
 			} else if p.RecordBatches == nil {
 				b = appendNullLen(b, flexible)
@@ -115,6 +118,23 @@ func encodeFetchBody(resp *kmsg.FetchResponse, regions []fileRegion) []BodyPart 
 		b = append(b, 0)
 	}
 	return append(parts, BodyPart{Bytes: b[start:len(b):len(b)]})
+}
+
+// appendAbortedTransactions writes a partition's aborted transactions (v4+),
+// null when the list is.
+func appendAbortedTransactions(b []byte, aborted []kmsg.FetchResponseTopicPartitionAbortedTransaction, flexible bool) []byte {
+	if aborted == nil {
+		return appendNullLen(b, flexible)
+	}
+	b = appendArrayLen(b, len(aborted), flexible)
+	for _, a := range aborted {
+		b = binary.BigEndian.AppendUint64(b, uint64(a.ProducerID))
+		b = binary.BigEndian.AppendUint64(b, uint64(a.FirstOffset))
+		if flexible {
+			b = append(b, 0)
+		}
+	}
+	return b
 }
 
 // appendPartitionTags writes a partition's tagged fields: CurrentLeader

@@ -26,7 +26,7 @@ func TestFetchBodyMatchesKmsg(t *testing.T) {
 	}
 	file.Write(payload)
 
-	for v := int16(4); v <= 18; v++ {
+	for v := int16(0); v <= 18; v++ {
 		for range 50 {
 			resp := kmsg.NewPtrFetchResponse()
 			resp.SetVersion(v)

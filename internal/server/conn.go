@@ -421,6 +421,10 @@ func (c *conn) encodeParts(out []byte, p *pending, parts []handler.BodyPart) []b
 	out = append(out, byte(size>>24), byte(size>>16), byte(size>>8), byte(size))
 	out = wire.AppendResponseHeader(out, p.correlationID, p.flexibleHeader)
 	for _, part := range parts {
+		if part.Stream != nil {
+			out = c.writeStream(out, part)
+			continue
+		}
 		if part.File == nil {
 			out = append(out, part.Bytes...)
 			continue
@@ -442,6 +446,25 @@ func (c *conn) encodeParts(out []byte, p *pending, parts []handler.BodyPart) []b
 			c.logger().Warn("sending records from a segment file failed; closing the connection", "err", err)
 			c.markBroken()
 		}
+	}
+	return out
+}
+
+// writeStream writes a part made as it is sent (down-converted records),
+// flushing after each chunk so that no more than a chunk of it is held.
+func (c *conn) writeStream(out []byte, part handler.BodyPart) []byte {
+	for made := int64(0); made < part.Length && !c.isBroken(); {
+		n := len(out)
+		out = part.Stream.Next(out)
+		if len(out) == n {
+			// The stream broke its promise of Length bytes: the frame
+			// cannot be finished, so the connection cannot go on.
+			c.logger().Error("a streamed response part ended early; closing the connection", "made", made, "length", part.Length)
+			c.markBroken()
+			return out[:0]
+		}
+		made += int64(len(out) - n)
+		out = c.flush(out)
 	}
 	return out
 }

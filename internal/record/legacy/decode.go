@@ -56,7 +56,7 @@ func Decode(data []byte, maxDecompressed int) (Set, error) {
 			continue
 		}
 		s.Codec = codec
-		inner, err := decompress(codec, m.Value, budget)
+		inner, err := Decompress(codec, m.Value, budget)
 		if err != nil {
 			return Set{}, err
 		}
@@ -112,7 +112,10 @@ func (s *Set) appendInner(inner []byte, magic int8, wrapperTime bool, wrapperTim
 	return nil
 }
 
-func decompress(codec record.Codec, src []byte, max int) ([]byte, error) {
+// Decompress opens a wrapper message's value: at most max bytes, lz4 frames
+// with the correct descriptor checksum or with the broken one of magic 0
+// clients (KAFKA-3160).
+func Decompress(codec record.Codec, src []byte, max int) ([]byte, error) {
 	if codec == record.CodecLZ4 {
 		return decodeLZ4Frame(nil, src, max)
 	}

@@ -10,10 +10,14 @@ import (
 // batch's last record's, holding the inner messages with absolute (magic 0)
 // or relative (magic 1) offsets; headers are dropped, and timestamps are kept
 // for magic 1 (a LogAppendTime batch marks its messages so). The caller
-// leaves out control batches and aborted data. zstd has no legacy form:
-// ErrUnsupportedCodec, which Kafka answers UNSUPPORTED_COMPRESSION_TYPE.
-// maxDecompressed bounds the batch's decompressed records.
-func AppendDownConverted(dst []byte, b record.Batch, magic int8, maxDecompressed int) ([]byte, error) {
+// leaves out control batches and aborted data. Records of an uncompressed
+// batch below from (the fetch offset) are left out; a compressed batch
+// keeps them all, because the old consumers skip what they did not ask for
+// inside a wrapper (Kafka's RecordsUtil.downConvert). zstd has no legacy
+// form: ErrUnsupportedCodec, which Kafka answers
+// UNSUPPORTED_COMPRESSION_TYPE. maxDecompressed bounds the batch's
+// decompressed records.
+func AppendDownConverted(dst []byte, b record.Batch, magic int8, from int64, maxDecompressed int) ([]byte, error) {
 	codec := b.Codec()
 	if codec > record.CodecLZ4 {
 		return nil, ErrUnsupportedCodec
@@ -35,7 +39,9 @@ func AppendDownConverted(dst []byte, b record.Batch, magic int8, maxDecompressed
 	base := b.BaseOffset()
 	if codec == record.CodecNone {
 		err := b.ForEachRecord(maxDecompressed, func(r *record.Record) error {
-			dst = appendMessage(dst, base+int64(r.OffsetDelta), magic, attrs, timestamp(r), r.Key, r.Value)
+			if off := base + int64(r.OffsetDelta); off >= from {
+				dst = appendMessage(dst, off, magic, attrs, timestamp(r), r.Key, r.Value)
+			}
 			return nil
 		})
 		return dst, err

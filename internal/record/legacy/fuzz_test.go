@@ -62,7 +62,7 @@ func FuzzDownConvert(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := AppendDownConverted(nil, b, magic, 1<<20)
+		out, err := AppendDownConverted(nil, b, magic, 0, 1<<20)
 		if err != nil || len(out) == 0 {
 			return
 		}

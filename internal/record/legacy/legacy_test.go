@@ -222,7 +222,7 @@ func TestDownConversionRoundTrips(t *testing.T) {
 			for _, tsType := range []record.TimestampType{record.CreateTime, record.LogAppendTime} {
 				t.Run(fmt.Sprintf("magic%d-%s-ts%d", magic, codec, tsType), func(t *testing.T) {
 					b := v2Batch(t, codec, 1000, tsType, 7, 100)
-					out, err := AppendDownConverted(nil, b, magic, 0)
+					out, err := AppendDownConverted(nil, b, magic, 0, 0)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -303,7 +303,7 @@ func TestMagicOneInnerOffsetsAreRelative(t *testing.T) {
 		magic int8
 		want  []int64
 	}{{0, []int64{500, 501, 502}}, {1, []int64{0, 1, 2}}} {
-		out, err := AppendDownConverted(nil, b, c.magic, 0)
+		out, err := AppendDownConverted(nil, b, c.magic, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,7 +323,7 @@ func TestMagicOneInnerOffsetsAreRelative(t *testing.T) {
 
 func TestDownConversionRefusesZstd(t *testing.T) {
 	b := v2Batch(t, record.CodecZstd, 0, record.CreateTime, 2, 100)
-	if _, err := AppendDownConverted(nil, b, 1, 0); !errors.Is(err, ErrUnsupportedCodec) {
+	if _, err := AppendDownConverted(nil, b, 1, 0, 0); !errors.Is(err, ErrUnsupportedCodec) {
 		t.Fatalf("%v", err)
 	}
 }
