@@ -1,7 +1,14 @@
 package handler
 
-// OffsetCommit (key 8), versions 2–10 (Kafka 4 dropped v0–v1).
+// OffsetCommit (key 8), versions 0–10.
 //
+//	v0: no generation or member: a simple commit (0.8.1 kept these in
+//	    ZooKeeper; Karst keeps every version's in __consumer_offsets, so
+//	    OffsetFetch of any version reads them).
+//	v1: generation, member id, and a commit timestamp per partition
+//	    (accepted; Karst expires offsets by offsets.retention.minutes from
+//	    the commit, as v2+ do).
+//	Kafka 4 dropped v0–v1 (KIP-896); Karst serves them for 0.8.2 clients.
 //	v2–v4: retention time (ignored, as Kafka ignores it since 2.1).
 //	v3: throttle time.
 //	v6: leader epoch per partition.
@@ -25,7 +32,7 @@ import (
 	"github.com/karst-broker/karst/internal/group"
 )
 
-func init() { register(8, 2, 10, (*Broker).handleOffsetCommit) }
+func init() { register(8, 0, 10, (*Broker).handleOffsetCommit) }
 
 func (b *Broker) handleOffsetCommit(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.OffsetCommitRequest)
@@ -37,6 +44,9 @@ func (b *Broker) handleOffsetCommit(_ context.Context, r *Request) Outcome {
 	cr := group.CommitRequest{GroupID: req.Group, MemberID: req.MemberID, Generation: req.Generation, UnknownGroupNotFound: v >= 9}
 	if v >= 7 {
 		cr.InstanceID = req.InstanceID
+	}
+	if v == 0 {
+		cr.MemberID, cr.Generation = "", -1
 	}
 	img := b.image()
 	resp.Topics = make([]kmsg.OffsetCommitResponseTopic, len(req.Topics))

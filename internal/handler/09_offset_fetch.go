@@ -1,7 +1,9 @@
 package handler
 
-// OffsetFetch (key 9), versions 1–10 (Kafka 4 dropped v0).
+// OffsetFetch (key 9), versions 0–10.
 //
+//	v0: as v1 (Kafka before 4 read v0's from ZooKeeper; Karst has one
+//	    store for every version). Kafka 4 dropped it (KIP-896).
 //	v2: null topics fetch every committed offset; a top-level error.
 //	v3: throttle time.
 //	v5: leader epoch per partition.
@@ -30,7 +32,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(9, 1, 10, (*Broker).handleOffsetFetch) }
+func init() { register(9, 0, 10, (*Broker).handleOffsetFetch) }
 
 func (b *Broker) handleOffsetFetch(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.OffsetFetchRequest)
