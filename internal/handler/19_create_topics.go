@@ -1,7 +1,10 @@
 package handler
 
-// CreateTopics (key 19), versions 2–7 (Kafka 4 dropped v0–v1).
+// CreateTopics (key 19), versions 0–7.
 //
+//	v0: topics with partitions or assignments and configs.
+//	v1: validate_only.
+//	Kafka 4 dropped v0–v1 (KIP-896); Karst serves them.
 //	v2: error messages.
 //	v3: no change.
 //	v4: -1 partitions / replication factor mean the broker defaults.
@@ -27,7 +30,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(19, 2, 7, (*Broker).handleCreateTopics) }
+func init() { register(19, 0, 7, (*Broker).handleCreateTopics) }
 
 func (b *Broker) handleCreateTopics(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.CreateTopicsRequest)

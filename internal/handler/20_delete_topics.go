@@ -1,7 +1,9 @@
 package handler
 
-// DeleteTopics (key 20), versions 1–6 (Kafka 4 dropped v0).
+// DeleteTopics (key 20), versions 0–6.
 //
+//	v0: topic names and a timeout (Kafka 4 dropped it, KIP-896; Karst
+//	    serves it).
 //	v1: throttle time.
 //	v4: flexible.
 //	v5: per-topic error messages.
@@ -24,7 +26,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(20, 1, 6, (*Broker).handleDeleteTopics) }
+func init() { register(20, 0, 6, (*Broker).handleDeleteTopics) }
 
 func (b *Broker) handleDeleteTopics(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.DeleteTopicsRequest)

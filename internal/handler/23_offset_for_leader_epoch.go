@@ -1,7 +1,10 @@
 package handler
 
-// OffsetForLeaderEpoch (key 23), versions 2–4 (Kafka 4 dropped v0–v1).
+// OffsetForLeaderEpoch (key 23), versions 0–4.
 //
+//	v0: end offsets only.
+//	v1: the leader epoch of each answer.
+//	Kafka 4 dropped v0–v1 (KIP-896); Karst serves them.
 //	v2: current leader epoch (fencing, KIP-320).
 //	v3: replica id (-1 for consumers, -2 for debugging tools).
 //	v4: flexible.
@@ -24,7 +27,7 @@ import (
 	klog "github.com/karst-broker/karst/internal/log"
 )
 
-func init() { register(23, 2, 4, (*Broker).handleOffsetForLeaderEpoch) }
+func init() { register(23, 0, 4, (*Broker).handleOffsetForLeaderEpoch) }
 
 func (b *Broker) handleOffsetForLeaderEpoch(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.OffsetForLeaderEpochRequest)

@@ -1,7 +1,9 @@
 package handler
 
-// WriteTxnMarkers (key 27), versions 1–2 (Kafka 4 dropped v0).
+// WriteTxnMarkers (key 27), versions 0–2.
 //
+//	v0: as v1, not flexible (Kafka 4 dropped it, KIP-896; Karst serves
+//	    it).
 //	v1: flexible.
 //	v2: each marker's transaction version (KIP-1228): from 2 the marker
 //	    must carry a newer producer epoch than the partition has seen,
@@ -28,7 +30,7 @@ import (
 	"github.com/karst-broker/karst/internal/record"
 )
 
-func init() { register(27, 1, 2, (*Broker).handleWriteTxnMarkers) }
+func init() { register(27, 0, 2, (*Broker).handleWriteTxnMarkers) }
 
 // markerWait is one appended marker waiting to be durable.
 type markerWait struct {

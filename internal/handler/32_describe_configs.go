@@ -1,7 +1,9 @@
 package handler
 
-// DescribeConfigs (key 32), versions 1–4 (Kafka 4 dropped v0).
+// DescribeConfigs (key 32), versions 0–4.
 //
+//	v0: is_default in place of the source, no synonyms (Kafka 4 dropped
+//	    it, KIP-896; Karst serves it).
 //	v1: include_synonyms; each config's source and synonyms.
 //	v2: no change (throttling after the response).
 //	v3: include_documentation; config_type and documentation.
@@ -35,7 +37,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(32, 1, 4, (*Broker).handleDescribeConfigs) }
+func init() { register(32, 0, 4, (*Broker).handleDescribeConfigs) }
 
 func (b *Broker) handleDescribeConfigs(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.DescribeConfigsRequest)

@@ -1,7 +1,8 @@
 package handler
 
-// AlterReplicaLogDirs (key 34), versions 1–2 (Kafka 4 dropped v0).
+// AlterReplicaLogDirs (key 34), versions 0–2.
 //
+//	v0: as v1 (Kafka 4 dropped it, KIP-896; Karst serves it).
 //	v1: no change (throttling after the response).
 //	v2: flexible.
 //
@@ -24,7 +25,7 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 )
 
-func init() { register(34, 1, 2, (*Broker).handleAlterReplicaLogDirs) }
+func init() { register(34, 0, 2, (*Broker).handleAlterReplicaLogDirs) }
 
 func (b *Broker) handleAlterReplicaLogDirs(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.AlterReplicaLogDirsRequest)

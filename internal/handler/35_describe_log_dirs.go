@@ -1,7 +1,8 @@
 package handler
 
-// DescribeLogDirs (key 35), versions 1–5 (Kafka 4 dropped v0).
+// DescribeLogDirs (key 35), versions 0–5.
 //
+//	v0: as v1 (Kafka 4 dropped it, KIP-896; Karst serves it).
 //	v1: no change (throttling after the response).
 //	v2: flexible.
 //	v3: top-level error code.
@@ -32,7 +33,7 @@ import (
 	"github.com/karst-broker/karst/internal/storage"
 )
 
-func init() { register(35, 1, 5, (*Broker).handleDescribeLogDirs) }
+func init() { register(35, 0, 5, (*Broker).handleDescribeLogDirs) }
 
 func (b *Broker) handleDescribeLogDirs(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.DescribeLogDirsRequest)
