@@ -24,7 +24,10 @@
 // another broker.
 //
 // The runtime reaches storage only through Logs and PartitionLog; the
-// broker's are TopicLogs, the partitions of an internal topic. MemoryLog
+// broker's are TopicLogs, the partitions of an internal topic, whose
+// settings (partition count and segment size at creation, the bound of a
+// batch) are resolved by config.LogConfigs with the topic's overrides,
+// as Kafka's coordinators read theirs (TopicSpec.Configs). MemoryLog
 // is one in memory whose durability a test controls, for crash points
 // between append and durability.
 package coordinator

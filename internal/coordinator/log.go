@@ -25,3 +25,11 @@ type PartitionLog interface {
 type Logs interface {
 	Open(partition int32) (PartitionLog, error)
 }
+
+// BatchLimiter is a PartitionLog that bounds the batches written to it
+// (Kafka's runtime asks the partition's max.message.bytes for each new
+// batch); MaxBatchBytes answers 0 for no bound of its own, leaving the
+// runtime's MaxBatchBytes.
+type BatchLimiter interface {
+	MaxBatchBytes() int
+}

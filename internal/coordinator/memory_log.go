@@ -19,6 +19,22 @@ type MemoryLog struct {
 	batches              int
 	failAppend, failSync error
 	changed              chan struct{}
+	maxBatchBytes        int
+}
+
+// SetMaxBatchBytes bounds the batches the runtime builds for this log, as
+// a topic's max.message.bytes does; 0 leaves the runtime's bound.
+func (l *MemoryLog) SetMaxBatchBytes(n int) {
+	l.mu.Lock()
+	l.maxBatchBytes = n
+	l.mu.Unlock()
+}
+
+// MaxBatchBytes makes a MemoryLog a BatchLimiter.
+func (l *MemoryLog) MaxBatchBytes() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.maxBatchBytes
 }
 
 // NewMemoryLog returns an empty log whose appends are durable at once.

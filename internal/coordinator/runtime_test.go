@@ -179,6 +179,36 @@ func TestWritesWhileOneIsInFlightShareOneBatch(t *testing.T) {
 	}
 }
 
+// A log that bounds its batches (a topic's max.message.bytes) splits the
+// records queued behind a batch in flight, as Kafka's runtime starts a
+// new batch when the next records would not fit.
+func TestBatchesAreBoundedByTheLog(t *testing.T) {
+	f := newKV(t)
+	log := f.logs.Partition(0)
+	log.Hold(true)
+	first, _, _ := Submit(f.rt, 0, set("a", "1"))
+	// Each record counts 2+1+16 bytes: two fit in 40.
+	log.SetMaxBatchBytes(40)
+	var rest []<-chan error
+	for i := range 5 {
+		d, _, err := Submit(f.rt, 0, set(fmt.Sprint("k", i), "v"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest = append(rest, d)
+	}
+	log.Hold(false)
+	log.Sync()
+	for _, d := range append(rest, first) {
+		if err := wait(t, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := log.Batches(); got != 4 {
+		t.Fatalf("%d batches, want 4: the first, then 2+2+1 records", got)
+	}
+}
+
 func TestCrashBeforeDurableLosesTheWriteAndItsAnswer(t *testing.T) {
 	f := newKV(t)
 	if _, err := Write(f.rt, 0, set("a", "1")); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/karst-broker/karst/internal/config"
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/record"
@@ -15,10 +16,30 @@ import (
 // TopicSpec is a coordinator's internal topic, created on first use with
 // Kafka's settings for it (compacted).
 type TopicSpec struct {
-	Name         string
-	Partitions   int32
-	Compression  string
-	SegmentBytes int32
+	Name        string
+	Compression string
+	// Configs, when set, resolve the topic's settings, as Kafka's
+	// coordinators read them: the partition count and segment size it is
+	// created with are the broker settings PartitionsKey and
+	// SegmentBytesKey (e.g. transaction.state.log.num.partitions), and
+	// each batch the writer builds is bounded by the topic's
+	// max.message.bytes, its own override over the broker's. Without
+	// Configs, Partitions and SegmentBytes are used, and batches are bounded
+	// by the runtime's MaxBatchBytes.
+	Configs                        *config.LogConfigs
+	PartitionsKey, SegmentBytesKey string
+	Partitions                     int32
+	SegmentBytes                   int32
+}
+
+// creation is the partition count and segment size the topic is created
+// with.
+func (s TopicSpec) creation(dyn config.DynamicConfigs) (partitions, segmentBytes int32) {
+	if s.Configs == nil {
+		return s.Partitions, s.SegmentBytes
+	}
+	b := s.Configs.Broker(dyn)
+	return b.Int(s.PartitionsKey), b.Int(s.SegmentBytesKey)
 }
 
 // TopicLogs are the partitions of an internal topic in the broker's
@@ -42,7 +63,8 @@ func NewTopicLogs(meta *metadata.Store, logs *storage.Manager, spec TopicSpec) *
 
 // Ensure creates the topic if it does not exist.
 func (t *TopicLogs) Ensure() error {
-	return t.meta.EnsureInternalTopic(t.spec.Name, t.spec.Partitions, t.spec.Compression, t.spec.SegmentBytes)
+	partitions, segmentBytes := t.spec.creation(t.meta.Image())
+	return t.meta.EnsureInternalTopic(t.spec.Name, partitions, t.spec.Compression, segmentBytes)
 }
 
 // Partitions is the topic's partition count, 0 while it does not exist.
@@ -68,7 +90,7 @@ func (t *TopicLogs) Open(partition int32) (PartitionLog, error) {
 		return nil, fmt.Errorf("%s-%d: the log is not open", t.spec.Name, partition)
 	}
 	name, id := t.spec.Name, topic.ID
-	return NewPartitionLog(part.Log, t.now, func() (int32, error) {
+	pl := &partitionLog{log: part.Log, now: t.now, leaderEpoch: func() (int32, error) {
 		topic, ok := t.meta.Image().Topic(name)
 		if !ok || topic.ID != id {
 			return 0, ErrTopicReplaced
@@ -78,7 +100,12 @@ func (t *TopicLogs) Open(partition int32) (PartitionLog, error) {
 			return 0, ErrTopicReplaced
 		}
 		return pm.LeaderEpoch, nil
-	}), nil
+	}}
+	if t.spec.Configs != nil {
+		configs := t.spec.Configs
+		pl.maxBatchBytes = func() int { return int(configs.Topic(t.meta.Image(), name).MaxMessageBytes) }
+	}
+	return pl, nil
 }
 
 // NewPartitionLog is a PartitionLog over a partition's log; leaderEpoch
@@ -92,6 +119,17 @@ type partitionLog struct {
 	log         *klog.Log
 	now         func() time.Time
 	leaderEpoch func() (int32, error)
+	// maxBatchBytes, when set, is the topic's max.message.bytes.
+	maxBatchBytes func() int
+}
+
+// MaxBatchBytes is the topic's max.message.bytes, or 0 when the log was
+// opened without its configuration.
+func (p *partitionLog) MaxBatchBytes() int {
+	if p.maxBatchBytes == nil {
+		return 0
+	}
+	return p.maxBatchBytes()
 }
 
 // Append builds b as one batch, stamped with the partition's leader epoch.

@@ -88,13 +88,24 @@ func recordsSize(recs []Record) int {
 	return n
 }
 
+// batchLimit bounds the records of a batch: the partition's own bound
+// when its log has one, else the runtime's.
+func (s *shardCore) batchLimit() int {
+	if l, ok := s.log.(BatchLimiter); ok {
+		if n := l.MaxBatchBytes(); n > 0 {
+			return n
+		}
+	}
+	return s.maxBytes
+}
+
 // enqueue adds records to the shard's next batch and appends it at once
 // if no batch is in flight; done (if any) hears the outcome. The caller
 // holds the lock.
 func (s *shardCore) enqueue(recs []Record, producer *Producer, done chan<- error) {
 	size := recordsSize(recs)
 	var b *batch
-	if n := len(s.queue); n > 0 && producer == nil && !s.queue[n-1].Transactional && s.queue[n-1].bytes+size <= s.maxBytes {
+	if n := len(s.queue); n > 0 && producer == nil && !s.queue[n-1].Transactional && s.queue[n-1].bytes+size <= s.batchLimit() {
 		b = s.queue[n-1]
 	} else {
 		b = &batch{Batch: Batch{Producer: NoProducer}}

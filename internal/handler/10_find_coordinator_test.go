@@ -68,7 +68,7 @@ func TestFindCoordinatorWaitsForThePartition(t *testing.T) {
 	b := NewBroker(Options{NodeID: 1, Logger: logger, Metadata: store, Storage: mgr,
 		Advertised: []Endpoint{{ListenerName: "PLAINTEXT", Host: "127.0.0.1", Port: 9092, SecurityProtocol: "PLAINTEXT"}},
 		Groups:     group.New(gcfg, group.Options{Logger: logger, Store: group.NewOffsetsTopic(store, mgr, 5, 0)}),
-		Txns: txn.New(tcfg, txn.Options{Logger: logger, Logs: txn.NewStateLogs(store, mgr, 3, 0),
+		Txns: txn.New(tcfg, txn.Options{Logger: logger, Logs: txn.NewStateLogs(store, mgr, stateLogConfigs(t, 3)),
 			ProducerIDs: txn.NewProducerIDs(func() (int64, error) { return 1 << 40, nil })}),
 	})
 	f := &adminFixture{t: t, b: b, store: store, mgr: mgr, dir: dir}

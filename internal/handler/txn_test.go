@@ -2,12 +2,14 @@ package handler
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/record"
 	"github.com/karst-broker/karst/internal/txn"
@@ -25,7 +27,7 @@ func newTxnFixture(t *testing.T) *txnFixture {
 	cfg.StatePartitions = 3
 	var next int64
 	tc := txn.New(cfg, txn.Options{
-		Logs:    txn.NewStateLogs(f.store, f.mgr, cfg.StatePartitions, 0),
+		Logs:    txn.NewStateLogs(f.store, f.mgr, stateLogConfigs(f.t, cfg.StatePartitions)),
 		Markers: txn.NewLogMarkers(f.store, f.mgr),
 		ProducerIDs: txn.NewProducerIDs(func() (int64, error) {
 			next += txn.ProducerIDBlockSize
@@ -36,6 +38,18 @@ func newTxnFixture(t *testing.T) *txnFixture {
 	f.b.opts.Txns = tc
 	f.b.opts.ProducerIDs = txn.NewProducerIDs(func() (int64, error) { return 1 << 40, nil })
 	return &txnFixture{adminFixture: f, tc: tc}
+}
+
+// stateLogConfigs are the log configurations of a broker whose
+// __transaction_state has the given partition count.
+func stateLogConfigs(t *testing.T, partitions int32) *config.LogConfigs {
+	t.Helper()
+	settings, _, err := config.FromProperties(map[string]string{"node.id": "1",
+		"transaction.state.log.num.partitions": strconv.Itoa(int(partitions))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return config.NewLogConfigs(settings)
 }
 
 // do runs a request, waiting for an answer that waits for the disk.

@@ -16,7 +16,7 @@ import (
 func (n *Node) startTxnCoordinator(settings *config.Broker, pids *txn.ProducerIDs, groups *group.Coordinator) (*txn.Coordinator, error) {
 	cfg := txn.ConfigFrom(settings)
 	c := txn.New(cfg, txn.Options{
-		Logs:            txn.NewStateLogs(n.store, n.storage, cfg.StatePartitions, cfg.StateSegmentBytes),
+		Logs:            txn.NewStateLogs(n.store, n.storage, n.logConfigs),
 		Markers:         txn.NewLogMarkers(n.store, n.storage),
 		ProducerIDs:     pids,
 		CompleteOffsets: groups.CompleteTransaction,

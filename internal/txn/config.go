@@ -21,10 +21,10 @@ type Config struct {
 	// RemoveExpiredInterval is
 	// transaction.remove.expired.transaction.cleanup.interval.ms.
 	RemoveExpiredInterval time.Duration
-	// StatePartitions is transaction.state.log.num.partitions.
+	// StatePartitions is transaction.state.log.num.partitions: the
+	// partition count before __transaction_state exists (StateTopic
+	// creates it with the same setting).
 	StatePartitions int32
-	// StateSegmentBytes is transaction.state.log.segment.bytes.
-	StateSegmentBytes int32
 	// AddPartitionsWait bounds how long adding partitions waits for the
 	// producer's previous transaction to complete (its markers) before it
 	// is answered CONCURRENT_TRANSACTIONS; negative does not wait.
@@ -39,7 +39,6 @@ func DefaultConfig() Config {
 		AbortTimedOutInterval: 10 * time.Second,
 		RemoveExpiredInterval: time.Hour,
 		StatePartitions:       50,
-		StateSegmentBytes:     100 << 20,
 		AddPartitionsWait:     2 * time.Second,
 	}
 }
@@ -57,7 +56,6 @@ func ConfigFrom(b *config.Broker) Config {
 	cfg.AbortTimedOutInterval = ms("transaction.abort.timed.out.transaction.cleanup.interval.ms")
 	cfg.RemoveExpiredInterval = ms("transaction.remove.expired.transaction.cleanup.interval.ms")
 	cfg.StatePartitions = b.Int("transaction.state.log.num.partitions")
-	cfg.StateSegmentBytes = b.Int("transaction.state.log.segment.bytes")
 	return cfg
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/coordinator"
 	"github.com/karst-broker/karst/internal/group"
 	"github.com/karst-broker/karst/internal/metadata"
@@ -64,14 +65,20 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// StateTopic is __transaction_state as Kafka creates it: compacted,
+// uncompressed (Kafka's TransactionLog.EnforcedCompression), with the
+// partition count and segment size of the transaction.state.log.*
+// settings.
+func StateTopic(configs *config.LogConfigs) coordinator.TopicSpec {
+	return coordinator.TopicSpec{Name: metadata.TransactionStateTopic, Compression: "uncompressed", Configs: configs,
+		PartitionsKey: "transaction.state.log.num.partitions", SegmentBytesKey: "transaction.state.log.segment.bytes"}
+}
+
 // NewStateLogs returns the broker's __transaction_state, created on first
-// use with Kafka's settings for it (compacted, uncompressed).
-func NewStateLogs(meta *metadata.Store, logs *storage.Manager, partitions, segmentBytes int32) *coordinator.TopicLogs {
-	if partitions <= 0 {
-		partitions = DefaultConfig().StatePartitions
-	}
-	return coordinator.NewTopicLogs(meta, logs, coordinator.TopicSpec{Name: metadata.TransactionStateTopic,
-		Partitions: partitions, Compression: "uncompressed", SegmentBytes: segmentBytes})
+// use as StateTopic says; its batches are bounded by its
+// max.message.bytes, both resolved by configs.
+func NewStateLogs(meta *metadata.Store, logs *storage.Manager, configs *config.LogConfigs) *coordinator.TopicLogs {
+	return coordinator.NewTopicLogs(meta, logs, StateTopic(configs))
 }
 
 // New returns a coordinator with no partition loaded; Load loads them.
