@@ -37,6 +37,11 @@ type groupVariant struct {
 	// generation. With a restart slower than the client's retries, the
 	// rejoin came before any record was read and hid this.
 	rejoinsAfterOutage bool
+	// commitAcksUnseen: the member cannot tell which of its commits the
+	// coordinator acknowledged. sarama's ConsumerGroupSession.Commit
+	// returns nothing and reports a failed commit later, on the group's
+	// Errors channel.
+	commitAcksUnseen bool
 }
 
 func (v groupVariant) name() string {
@@ -63,7 +68,7 @@ var groupVariants = []groupVariant{
 	{client: "franz-go", protocol: "classic", strategy: "range"},
 	{client: "franz-go", protocol: "classic", strategy: "cooperative-sticky"},
 	{client: "franz-go", protocol: "consumer"},
-	{client: "sarama", protocol: "classic", strategy: "range"},
+	{client: "sarama", protocol: "classic", strategy: "range", commitAcksUnseen: true},
 	{client: "kafka-go", protocol: "classic", strategy: "range", staleDeliveries: true, rejoinsAfterOutage: true},
 }
 

@@ -48,7 +48,12 @@ func runConfluentMember(spec memberSpec, closing <-chan struct{}, out *memberRep
 			return
 		}
 		for _, tp := range done {
-			if tp.Error == nil && pending[tp.Partition] == int64(tp.Offset) {
+			if tp.Error != nil {
+				fmt.Fprintln(os.Stderr, "commit:", tp)
+				continue
+			}
+			out.committed(tp.Partition, int64(tp.Offset))
+			if pending[tp.Partition] == int64(tp.Offset) {
 				delete(pending, tp.Partition)
 			}
 		}

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // runFranzMember is a franz-go member: classic with the range or the
@@ -79,13 +81,41 @@ func runFranzMember(spec memberSpec, closing <-chan struct{}, out *memberReport)
 		// met: the records go to the partition's next owner again, which
 		// the test then reports.
 		if len(read) > 0 {
-			if err := cl.CommitRecords(context.Background(), read...); err != nil {
-				fmt.Fprintln(os.Stderr, "commit:", err)
-			}
+			commitRead(cl, read, out)
 		}
 		cl.AllowRebalance()
 	}
 	cl.Close() // leaves the group
 	out.left()
 	return nil
+}
+
+// commitRead commits past the records read, as kgo's CommitRecords does,
+// and reports each partition whose commit the coordinator acknowledged.
+func commitRead(cl *kgo.Client, read []*kgo.Record, out *memberReport) {
+	offsets := map[string]map[int32]kgo.EpochOffset{}
+	for _, r := range read {
+		if offsets[r.Topic] == nil {
+			offsets[r.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		next := kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
+		if at, ok := offsets[r.Topic][r.Partition]; !ok || at.Less(next) {
+			offsets[r.Topic][r.Partition] = next
+		}
+	}
+	cl.CommitOffsetsSync(context.Background(), offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "commit:", err)
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+					fmt.Fprintf(os.Stderr, "commit %s/%d: %v\n", t.Topic, p.Partition, err)
+					continue
+				}
+				out.committed(p.Partition, offsets[t.Topic][p.Partition].Offset)
+			}
+		}
+	})
 }

@@ -51,7 +51,10 @@ func runKafkaGoMember(spec memberSpec, closing <-chan struct{}, out *memberRepor
 			continue
 		}
 		out.consumed(int32(m.Partition), m.Offset, m.Value)
-		if err := rd.CommitMessages(ctx, m); err != nil && !errors.Is(err, context.Canceled) {
+		switch err := rd.CommitMessages(ctx, m); {
+		case err == nil:
+			out.committed(int32(m.Partition), m.Offset+1)
+		case !errors.Is(err, context.Canceled):
 			fmt.Fprintln(os.Stderr, "commit:", err)
 		}
 	}

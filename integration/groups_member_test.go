@@ -27,6 +27,8 @@ import (
 //
 //	owns 0,3           its client's assignment changed to these partitions
 //	consumed P O VAL   it received the record at partition P, offset O
+//	committed P O      the coordinator acknowledged its commit of offset O
+//	                   (the next record to read) for partition P
 //	left               its client closed: it left the group
 //
 // Every member commits synchronously after what it read and before giving
@@ -89,6 +91,14 @@ func (r *memberReport) consumed(partition int32, offset int64, value []byte) {
 	fmt.Fprintf(r.w, "consumed %d %d %s\n", partition, offset, value)
 }
 
+// committed reports a commit the coordinator acknowledged: next is the
+// offset committed, the one after the last record it covers.
+func (r *memberReport) committed(partition int32, next int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.w, "committed %d %d\n", partition, next)
+}
+
 func (r *memberReport) left() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -128,8 +138,9 @@ func TestGroupMemberProcess(t *testing.T) {
 // consumeLedger records which member consumed which value, in the order
 // the test read the reports.
 type consumeLedger struct {
-	mu sync.Mutex
-	by map[string][]delivery // value -> its deliveries
+	mu    sync.Mutex
+	by    map[string][]*delivery // value -> its deliveries
+	phase int                    // given to deliveries reported from now on
 }
 
 // delivery is one record handed to a member's application. Stale means the
@@ -137,16 +148,45 @@ type consumeLedger struct {
 // report: the client delivered a record it had buffered before its
 // generation ended.
 type delivery struct {
-	member string
-	stale  bool
+	member    string
+	stale     bool
+	partition int32
+	offset    int64
+	// acked: the member then reported an acknowledged commit past this
+	// record while it still owned the partition, so by Kafka's guarantee
+	// no member may read the record again.
+	acked bool
+	// phase is the ledger's phase when the delivery was reported: a test
+	// moves to the next phase at a point where every record read before
+	// was committed.
+	phase int
 }
 
-func newConsumeLedger() *consumeLedger { return &consumeLedger{by: map[string][]delivery{}} }
+func newConsumeLedger() *consumeLedger { return &consumeLedger{by: map[string][]*delivery{}} }
 
-func (l *consumeLedger) add(value string, d delivery) {
+func (l *consumeLedger) add(value string, d delivery) *delivery {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.by[value] = append(l.by[value], d)
+	d.phase = l.phase
+	l.by[value] = append(l.by[value], &d)
+	return &d
+}
+
+// ack marks deliveries as covered by an acknowledged commit.
+func (l *consumeLedger) ack(ds []*delivery) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range ds {
+		d.acked = true
+	}
+}
+
+// nextPhase starts the next phase and returns it.
+func (l *consumeLedger) nextPhase() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.phase++
+	return l.phase
 }
 
 // hasAll reports whether every value was consumed at least once.
@@ -165,7 +205,11 @@ func (l *consumeLedger) hasAll(values []string) bool {
 func (l *consumeLedger) deliveries(value string) []delivery {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Clone(l.by[value])
+	out := make([]delivery, len(l.by[value]))
+	for i, d := range l.by[value] {
+		out[i] = *d
+	}
+	return out
 }
 
 // values lists every value consumed.
@@ -190,6 +234,10 @@ type childMember struct {
 	done  chan struct{} // closed once stdout ended and the process was reaped
 	mu    sync.Mutex
 	left  bool
+	// uncommitted holds, per partition the member owns, its deliveries
+	// that no acknowledged commit covers yet; only the goroutine reading
+	// the member's reports touches it.
+	uncommitted map[int32][]*delivery
 }
 
 // startChildMember starts a child member; its stderr (the client's log)
@@ -223,7 +271,8 @@ func startChildMember(t *testing.T, name string, spec memberSpec, ledger *consum
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	m := &childMember{name: name, view: &groupMember{owns: map[int32]bool{}}, cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	m := &childMember{name: name, view: &groupMember{owns: map[int32]bool{}}, cmd: cmd, stdin: stdin, done: make(chan struct{}),
+		uncommitted: map[int32][]*delivery{}}
 	go func() {
 		defer close(m.done)
 		sc := bufio.NewScanner(stdout)
@@ -258,12 +307,36 @@ func (m *childMember) handle(line string, ledger *consumeLedger) {
 		m.view.mu.Lock()
 		m.view.owns = owns
 		m.view.mu.Unlock()
+		// A commit acknowledged after the member gave a partition up does
+		// not count: the next owner may have read from the offset before.
+		for p := range m.uncommitted {
+			if !owns[p] {
+				delete(m.uncommitted, p)
+			}
+		}
 	case len(f) == 4 && f[0] == "consumed":
 		p, _ := strconv.Atoi(f[1])
+		o, _ := strconv.ParseInt(f[2], 10, 64)
 		m.view.mu.Lock()
 		stale := !m.view.owns[int32(p)]
 		m.view.mu.Unlock()
-		ledger.add(f[3], delivery{member: m.name, stale: stale})
+		d := ledger.add(f[3], delivery{member: m.name, stale: stale, partition: int32(p), offset: o})
+		if !stale {
+			m.uncommitted[int32(p)] = append(m.uncommitted[int32(p)], d)
+		}
+	case len(f) == 3 && f[0] == "committed":
+		p, _ := strconv.Atoi(f[1])
+		next, _ := strconv.ParseInt(f[2], 10, 64)
+		var covered, rest []*delivery
+		for _, d := range m.uncommitted[int32(p)] {
+			if d.offset < next {
+				covered = append(covered, d)
+			} else {
+				rest = append(rest, d)
+			}
+		}
+		ledger.ack(covered)
+		m.uncommitted[int32(p)] = rest
 	case len(f) == 1 && f[0] == "left":
 		m.mu.Lock()
 		m.left = true
