@@ -15,8 +15,9 @@ import (
 // 4.4.0 (measured on one combined node), UnregisterBroker for the node's
 // own id leaves the process running but out of the cluster: Metadata lists
 // no broker and controller -1, the partitions have no leader and the node
-// offline, a fetch is NOT_LEADER_OR_FOLLOWER. A restart registers the node
-// again and elects it back, with nothing lost.
+// offline, a fetch is NOT_LEADER_OR_FOLLOWER, and no new partition can be
+// placed (checkNoReplicaPlaced). A restart registers the node again and
+// elects it back, with nothing lost.
 func TestUnregisteringItselfTakesTheNodeOutUntilRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts a broker process")
@@ -71,6 +72,7 @@ func TestUnregisteringItselfTakesTheNodeOutUntilRestart(t *testing.T) {
 	if code := raw.(*kmsg.FetchResponse).Topics[0].Partitions[0].ErrorCode; code != kerr.NotLeaderForPartition.Code {
 		t.Fatalf("fetch after unregistering: error %d, want NOT_LEADER_OR_FOLLOWER", code)
 	}
+	checkNoReplicaPlaced(ctx, t, cl.SeedBrokers()[0], topic)
 	cl.Close()
 
 	k.kill()
@@ -97,5 +99,54 @@ func TestUnregisteringItselfTakesTheNodeOutUntilRestart(t *testing.T) {
 	meta, err = kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
 	if err != nil || len(meta.Brokers) != 1 || meta.ControllerID != 1 {
 		t.Fatalf("metadata after the restart: %v %+v", err, meta)
+	}
+}
+
+// checkNoReplicaPlaced: with no broker registered, CreateTopics and
+// CreatePartitions are refused as Kafka 4.4.0 refused them after its only
+// node unregistered itself (measured, the broker still unregistered 15 s
+// later): INVALID_REPLICATION_FACTOR from the replica placer, and for a
+// manual assignment INVALID_REPLICA_ASSIGNMENT naming the broker. Until
+// 2026-12-02 Karst created them on the unregistered node.
+func checkNoReplicaPlaced(ctx context.Context, t *testing.T, broker *kgo.Broker, existing string) {
+	t.Helper()
+	const placer = "All brokers are currently fenced, or have all their log directories cordoned."
+	create := kmsg.NewPtrCreateTopicsRequest()
+	create.TimeoutMillis = 5000
+	byDefault := kmsg.NewCreateTopicsRequestTopic()
+	byDefault.Topic, byDefault.NumPartitions, byDefault.ReplicationFactor = "placed-by-default", 1, -1
+	manual := kmsg.NewCreateTopicsRequestTopic()
+	manual.Topic, manual.NumPartitions, manual.ReplicationFactor = "placed-by-hand", -1, -1
+	assignment := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+	assignment.Replicas = []int32{1}
+	manual.ReplicaAssignment = append(manual.ReplicaAssignment, assignment)
+	create.Topics = append(create.Topics, byDefault, manual)
+	raw, err := broker.Request(ctx, create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		code int16
+		msg  string
+	}{
+		"placed-by-default": {kerr.InvalidReplicationFactor.Code, "Unable to replicate the partition 1 time(s): " + placer},
+		"placed-by-hand":    {kerr.InvalidReplicaAssignment.Code, "The manual partition assignment includes broker 1, but no such broker is registered."},
+	}
+	for _, rt := range raw.(*kmsg.CreateTopicsResponse).Topics {
+		if w := want[rt.Topic]; rt.ErrorCode != w.code || rt.ErrorMessage == nil || *rt.ErrorMessage != w.msg {
+			t.Errorf("CreateTopics %s after unregistering: %d %v, want %d %q", rt.Topic, rt.ErrorCode, rt.ErrorMessage, w.code, w.msg)
+		}
+	}
+	grow := kmsg.NewPtrCreatePartitionsRequest()
+	grow.TimeoutMillis = 5000
+	gt := kmsg.NewCreatePartitionsRequestTopic()
+	gt.Topic, gt.Count = existing, 2
+	grow.Topics = append(grow.Topics, gt)
+	raw, err = broker.Request(ctx, grow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt := raw.(*kmsg.CreatePartitionsResponse).Topics[0]; rt.ErrorCode != kerr.InvalidReplicationFactor.Code || rt.ErrorMessage == nil || *rt.ErrorMessage != placer {
+		t.Errorf("CreatePartitions after unregistering: %d %v, want %d %q", rt.ErrorCode, rt.ErrorMessage, kerr.InvalidReplicationFactor.Code, placer)
 	}
 }

@@ -175,7 +175,7 @@ func (img *Image) CreateTopic(node Node, req CreateTopicRequest) ([]Record, UUID
 		if req.NumPartitions != -1 {
 			return nil, UUID{}, opError(kerr.InvalidRequest, "A manual partition assignment was specified, but numPartitions was not set to -1.")
 		}
-		if e := validatePartitionAssignments(node, req.Assignments); e != nil {
+		if e := img.validatePartitionAssignments(node, req.Assignments); e != nil {
 			return nil, UUID{}, e
 		}
 		parts = int32(len(req.Assignments))
@@ -193,6 +193,9 @@ func (img *Image) CreateTopic(node Node, req CreateTopicRequest) ([]Record, UUID
 		}
 		if parts == -1 {
 			parts = node.DefaultPartitions
+		}
+		if !img.brokerActive(node.ID) {
+			return nil, UUID{}, opError(kerr.InvalidReplicationFactor, fmt.Sprintf("Unable to replicate the partition %d time(s): %s", rf, noUsableBroker))
 		}
 		if rf != 1 {
 			return nil, UUID{}, opError(kerr.InvalidReplicationFactor, fmt.Sprintf("Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only 1 broker(s) are registered.", rf, rf))
@@ -227,14 +230,14 @@ type PartitionAssignment struct {
 // ReplicationControlManager.createTopic does, entry by entry in request
 // order, then that the partitions run from 0 without a gap. The indexes
 // come from the wire, so nothing is sized by them.
-func validatePartitionAssignments(node Node, assignments []PartitionAssignment) *Error {
+func (img *Image) validatePartitionAssignments(node Node, assignments []PartitionAssignment) *Error {
 	seen := make(map[int32]bool, len(assignments))
 	for _, a := range assignments {
 		if seen[a.Partition] {
 			return opError(kerr.InvalidReplicaAssignment, fmt.Sprintf("Found multiple manual partition assignments for partition %d", a.Partition))
 		}
 		seen[a.Partition] = true
-		if e := validateAssignment(node, a.Replicas, a.Partition); e != nil {
+		if e := img.validateAssignment(node, a.Replicas, a.Partition); e != nil {
 			return e
 		}
 	}
@@ -246,23 +249,43 @@ func validatePartitionAssignments(node Node, assignments []PartitionAssignment) 
 	return nil
 }
 
-// validateAssignment accepts only this node as the single replica: there
-// is no other broker to place a replica on.
-func validateAssignment(node Node, replicas []int32, partition int32) *Error {
+// validateAssignment checks the replicas of one partition as Kafka's
+// validateManualPartitionAssignment does, in broker id order: each must be
+// a registered broker, and named once. Only this node can be: there is no
+// other broker to place a replica on. Then, as Kafka's createTopic and
+// createPartitions, some replica must be able to lead (active).
+func (img *Image) validateAssignment(node Node, replicas []int32, partition int32) *Error {
 	if len(replicas) == 0 {
 		return opError(kerr.InvalidReplicaAssignment, "The manual partition assignment includes an empty replica list.")
 	}
-	seen := map[int32]bool{}
-	for _, r := range replicas {
-		if seen[r] {
-			return opError(kerr.InvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", r))
-		}
-		seen[r] = true
-		if r != node.ID {
+	sorted := slices.Sorted(slices.Values(replicas))
+	for i, r := range sorted {
+		if _, registered := img.brokers[r]; !registered || r != node.ID {
 			return opError(kerr.InvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes broker %d, but no such broker is registered.", r))
 		}
+		if i > 0 && sorted[i-1] == r {
+			return opError(kerr.InvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", r))
+		}
+	}
+	if !img.brokerActive(node.ID) {
+		return opError(kerr.InvalidReplicaAssignment, fmt.Sprintf("All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", partition))
 	}
 	return nil
+}
+
+// noUsableBroker is Kafka's StripedReplicaPlacer refusal when no broker
+// can take a replica: after this node unregistered itself (UnregisterBroker),
+// Kafka 4.4.0 answered CreateTopics "Unable to replicate the partition 1
+// time(s): " and this, and CreatePartitions this alone (measured on one
+// combined node).
+const noUsableBroker = "All brokers are currently fenced, or have all their log directories cordoned."
+
+// brokerActive says whether broker id is registered, not fenced and not
+// shutting down: Kafka's ClusterControlManager.isActive, which a replica
+// must pass to be placed or to lead.
+func (img *Image) brokerActive(id int32) bool {
+	b, ok := img.brokers[id]
+	return ok && !b.Fenced && !b.InControlledShutdown
 }
 
 func (node Node) newPartitionRecord(mv int16, topicID UUID, partition int32) *PartitionRecord {
@@ -338,10 +361,12 @@ func (img *Image) CreatePartitions(node Node, name string, count int32, assignme
 			return nil, opError(kerr.InvalidReplicaAssignment, fmt.Sprintf("Attempted to add %d additional partition(s), but only %d assignment(s) were specified.", additional, len(assignments)))
 		}
 		for i, a := range assignments {
-			if e := validateAssignment(node, a, have+int32(i)); e != nil {
+			if e := img.validateAssignment(node, a, have+int32(i)); e != nil {
 				return nil, e
 			}
 		}
+	} else if !img.brokerActive(node.ID) {
+		return nil, opError(kerr.InvalidReplicationFactor, noUsableBroker)
 	}
 	// The count comes from the wire: check it before sizing anything by it.
 	if additional > MaxRecordsPerOperation {

@@ -33,9 +33,8 @@ func (img *Image) ElectLeader(node Node, topic string, partition int32, unclean 
 		return nil, opError(kerr.ElectionNotNeeded, "")
 	}
 	acceptable := func(id int32) bool {
-		b, ok := img.brokers[id]
-		return id == node.ID && ok && !b.Fenced && !b.InControlledShutdown &&
-			!(len(b.LogDirs) > 0 && replicaOffline(p, id, b.LogDirs))
+		b := img.brokers[id]
+		return id == node.ID && img.brokerActive(id) && !(len(b.LogDirs) > 0 && replicaOffline(p, id, b.LogDirs))
 	}
 	kind := electPreferred
 	if unclean {

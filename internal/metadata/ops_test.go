@@ -27,6 +27,13 @@ func wantCode(t *testing.T, err error, code *kerr.Error, msgPart string) {
 	}
 }
 
+// registeredImage holds testNode's registration, as every image a
+// running node serves does (ActivationRecords).
+func registeredImage(t *testing.T) *Image {
+	t.Helper()
+	return mustReplay(t, EmptyImage(), &RegisterBrokerRecord{Version: 3, BrokerID: testNode.ID, BrokerEpoch: SingleNodeBrokerEpoch})
+}
+
 func create(t *testing.T, img *Image, req CreateTopicRequest) *Image {
 	t.Helper()
 	recs, _, err := img.CreateTopic(testNode, req)
@@ -56,7 +63,7 @@ func TestValidateTopicName(t *testing.T) {
 }
 
 func TestCreateTopic(t *testing.T) {
-	img := mustReplay(t, EmptyImage(), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MaxMetadataVersion})
+	img := mustReplay(t, registeredImage(t), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: MaxMetadataVersion})
 	recs, id, err := img.CreateTopic(testNode, CreateTopicRequest{Name: "t", NumPartitions: -1, ReplicationFactor: -1,
 		Configs: map[string]*string{"retention.ms": strp("5"), "cleanup.policy": strp("compact")}})
 	if err != nil {
@@ -88,7 +95,7 @@ func TestCreateTopic(t *testing.T) {
 	}
 
 	// Unknown directory is recorded as DirectoryId.UNASSIGNED.
-	recs, _, _ = img.CreateTopic(Node{ID: 4, DefaultPartitions: 1, DefaultReplicationFactor: 1}, CreateTopicRequest{Name: "u", NumPartitions: -1, ReplicationFactor: -1})
+	recs, _, _ = mustReplay(t, img, &RegisterBrokerRecord{Version: 3, BrokerID: 4}).CreateTopic(Node{ID: 4, DefaultPartitions: 1, DefaultReplicationFactor: 1}, CreateTopicRequest{Name: "u", NumPartitions: -1, ReplicationFactor: -1})
 	if p := recs[1].(*PartitionRecord); p.Directories[0] != MetadataTopicID || p.Replicas[0] != 4 {
 		t.Fatalf("partition record %+v", p)
 	}
@@ -98,7 +105,7 @@ func TestCreateTopic(t *testing.T) {
 // writes at that level, so the Kafka release that formatted it reads them.
 func TestPartitionRecordVersionFollowsMetadataVersion(t *testing.T) {
 	for mv, want := range map[int16]int16{7: 0, 16: 0, 17: 1, 22: 1, 23: 2, 27: 2, 33: 2} {
-		img := mustReplay(t, EmptyImage(), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: mv})
+		img := mustReplay(t, registeredImage(t), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: mv})
 		recs, _, err := img.CreateTopic(testNode, CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +120,7 @@ func TestPartitionRecordVersionFollowsMetadataVersion(t *testing.T) {
 		}
 	}
 	for mv, want := range map[int16]int16{7: 1, 8: 2, 17: 3, 27: 3, 29: 3, 30: 4, 33: 4} {
-		img := mustReplay(t, EmptyImage(), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: mv})
+		img := mustReplay(t, registeredImage(t), &FeatureLevelRecord{Name: FeatureMetadataVersion, FeatureLevel: mv})
 		if r := img.registration(testNode); r.Version != want {
 			t.Errorf("metadata.version %d: RegisterBrokerRecord v%d, want v%d", mv, r.Version, want)
 		}
@@ -121,7 +128,7 @@ func TestPartitionRecordVersionFollowsMetadataVersion(t *testing.T) {
 }
 
 func TestCreateTopicErrors(t *testing.T) {
-	img := create(t, EmptyImage(), CreateTopicRequest{Name: "a.b", NumPartitions: 1, ReplicationFactor: 1})
+	img := create(t, registeredImage(t), CreateTopicRequest{Name: "a.b", NumPartitions: 1, ReplicationFactor: 1})
 	cases := []struct {
 		req  CreateTopicRequest
 		code *kerr.Error
@@ -169,7 +176,7 @@ func TestCreateTopicErrors(t *testing.T) {
 }
 
 func TestDeleteTopic(t *testing.T) {
-	img := create(t, EmptyImage(), CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1})
+	img := create(t, registeredImage(t), CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1})
 	img = create(t, img, CreateTopicRequest{Name: ConsumerOffsetsTopic, NumPartitions: 1, ReplicationFactor: 1})
 	img = create(t, img, CreateTopicRequest{Name: TransactionStateTopic, NumPartitions: 1, ReplicationFactor: 1})
 
@@ -195,7 +202,7 @@ func TestDeleteTopic(t *testing.T) {
 }
 
 func TestCreatePartitions(t *testing.T) {
-	img := create(t, EmptyImage(), CreateTopicRequest{Name: "t", NumPartitions: 2, ReplicationFactor: 1})
+	img := create(t, registeredImage(t), CreateTopicRequest{Name: "t", NumPartitions: 2, ReplicationFactor: 1})
 	_, err := img.CreatePartitions(testNode, "nope", 3, nil)
 	wantCode(t, err, kerr.UnknownTopicOrPartition, "")
 	_, err = img.CreatePartitions(testNode, "t", 2, nil)
@@ -217,7 +224,7 @@ func TestCreatePartitions(t *testing.T) {
 }
 
 func TestAlterConfigs(t *testing.T) {
-	img := create(t, EmptyImage(), CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1,
+	img := create(t, registeredImage(t), CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1,
 		Configs: map[string]*string{"retention.ms": strp("1"), "cleanup.policy": strp("delete")}})
 	topic := ConfigResource{ConfigResourceTopic, "t"}
 
@@ -355,4 +362,31 @@ func TestJavaHashMapOrder(t *testing.T) {
 	if strings.Join(got, ",") != want {
 		t.Fatalf("order %s, want %s", strings.Join(got, ","), want)
 	}
+}
+
+// Placement as Kafka 4.4's controller refuses it: with this node not
+// registered (it unregistered itself), a topic or partition placed by the
+// controller is INVALID_REPLICATION_FACTOR and a manual assignment names
+// the broker; a manual assignment's brokers are checked in id order, so
+// the first problem of [2, 1, 1] is the repeated 1.
+func TestPlacementNeedsThisNodeRegistered(t *testing.T) {
+	img := create(t, registeredImage(t), CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1})
+	_, _, err := img.CreateTopic(testNode, CreateTopicRequest{Name: "u", NumPartitions: -1, ReplicationFactor: -1,
+		Assignments: []PartitionAssignment{{Partition: 0, Replicas: []int32{2, 1, 1}}}})
+	wantCode(t, err, kerr.InvalidReplicaAssignment, "The manual partition assignment includes the broker 1 more than once.")
+
+	recs, err := img.UnregisterBroker(testNode.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := mustReplay(t, img, recs...)
+	_, _, err = gone.CreateTopic(testNode, CreateTopicRequest{Name: "u", NumPartitions: 2, ReplicationFactor: -1})
+	wantCode(t, err, kerr.InvalidReplicationFactor, "Unable to replicate the partition 1 time(s): All brokers are currently fenced, or have all their log directories cordoned.")
+	_, _, err = gone.CreateTopic(testNode, CreateTopicRequest{Name: "u", NumPartitions: -1, ReplicationFactor: -1,
+		Assignments: []PartitionAssignment{{Partition: 0, Replicas: []int32{1}}}})
+	wantCode(t, err, kerr.InvalidReplicaAssignment, "The manual partition assignment includes broker 1, but no such broker is registered.")
+	_, err = gone.CreatePartitions(testNode, "t", 2, nil)
+	wantCode(t, err, kerr.InvalidReplicationFactor, "All brokers are currently fenced, or have all their log directories cordoned.")
+	_, err = gone.CreatePartitions(testNode, "t", 2, [][]int32{{1}})
+	wantCode(t, err, kerr.InvalidReplicaAssignment, "The manual partition assignment includes broker 1, but no such broker is registered.")
 }
