@@ -147,6 +147,11 @@ func (b *Broker) RequestsHandled() int64 { return b.node.Stats().RequestsHandled
 // that succeeded.
 func (b *Broker) Authentications() int64 { return b.node.Stats().Authentications.Load() }
 
+// SessionsExpired counts connections closed because their SASL session
+// ended (connections.max.reauth.ms or the credential's expiry) without a
+// re-authentication.
+func (b *Broker) SessionsExpired() int64 { return b.node.Stats().SessionsExpired.Load() }
+
 // ReloadGroupPartition unloads one __consumer_offsets partition from the
 // group coordinator and loads it again from its log, while the broker
 // serves.

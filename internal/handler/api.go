@@ -64,6 +64,9 @@ type Conn struct {
 	softwareName    string
 	softwareVersion string
 	principal       principal.KafkaPrincipal
+	// tokenAuthenticated: the principal authenticated with a delegation
+	// token, as Kafka's KafkaPrincipal.tokenAuthenticated.
+	tokenAuthenticated bool
 }
 
 // Principal is who the connection authenticated as: User:ANONYMOUS until
@@ -82,6 +85,22 @@ func (c *Conn) SetPrincipal(p principal.KafkaPrincipal) {
 	c.mu.Lock()
 	c.principal = p
 	c.mu.Unlock()
+}
+
+// SetTokenAuthenticated records whether the principal authenticated with
+// a delegation token.
+func (c *Conn) SetTokenAuthenticated(token bool) {
+	c.mu.Lock()
+	c.tokenAuthenticated = token
+	c.mu.Unlock()
+}
+
+// TokenAuthenticated reports whether the principal authenticated with a
+// delegation token; such a connection may not ask for more tokens.
+func (c *Conn) TokenAuthenticated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tokenAuthenticated
 }
 
 // SetClientSoftware records what the client said it is (ApiVersions v3+).

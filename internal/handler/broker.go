@@ -71,6 +71,9 @@ type Options struct {
 	// LogLevels are the broker's loggers, which BROKER_LOGGER configs
 	// describe and change; nil makes them from Logger.
 	LogLevels *loglevel.Levels
+	// DelegationTokens are the delegation.token.* settings; nil leaves
+	// delegation tokens disabled.
+	DelegationTokens *metadata.DelegationTokenSettings
 }
 
 // Broker is what every handler reaches the rest of Karst through.

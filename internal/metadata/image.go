@@ -26,6 +26,8 @@ type Image struct {
 	nextProducerID int64
 	// scram are the SCRAM credentials by user and mechanism.
 	scram map[scramKey]ScramCredential
+	// delegationTokens are the delegation tokens by token id.
+	delegationTokens map[string]DelegationToken
 }
 
 // Topic is one topic. Partitions[i] is partition i; a nil entry is a
@@ -87,6 +89,8 @@ func EmptyImage() *Image {
 		features:       map[string]int16{},
 		brokers:        map[int32]*Broker{},
 		scram:          map[scramKey]ScramCredential{},
+
+		delegationTokens: map[string]DelegationToken{},
 	}
 }
 

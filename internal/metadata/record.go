@@ -61,6 +61,8 @@ var maxVersion = map[int16]int16{
 	KeyClearElr:                  0,
 	KeyUserScramCredential:       0,
 	KeyRemoveUserScramCredential: 0,
+	KeyDelegationToken:           0,
+	KeyRemoveDelegationToken:     0,
 }
 
 func newRecord(key, version int16) Record {
@@ -103,12 +105,16 @@ func newRecord(key, version int16) Record {
 		return &UserScramCredentialRecord{Version: version}
 	case KeyRemoveUserScramCredential:
 		return &RemoveUserScramCredentialRecord{Version: version}
+	case KeyDelegationToken:
+		return &DelegationTokenRecord{Version: version}
+	case KeyRemoveDelegationToken:
+		return &RemoveDelegationTokenRecord{Version: version}
 	}
 	return nil
 }
 
 // UnknownRecord is a well-framed record of a type this package does not
-// model (ACLs, delegation tokens, controller
+// model (ACLs, controller
 // registrations, ...). Replay ignores it; Body keeps its bytes so nothing
 // is lost when it is written back.
 type UnknownRecord struct {

@@ -75,6 +75,12 @@ func goldenRecords() []golden {
 		{"ProducerIdsRecord", &ProducerIDsRecord{BrokerID: 1, BrokerEpoch: 5, NextProducerID: 1000},
 			"01 0f 00  00000001  0000000000000005  00000000000003e8  00"},
 		{"NoOpRecord", &NoOpRecord{}, "01 14 00  00"},
+		// Both written by kafka-metadata 4.4.0's MetadataRecordSerde.
+		{"DelegationTokenRecord", &DelegationTokenRecord{Owner: "User:alice", Requester: "User:admin", Renewers: []string{"User:bob"},
+			IssueTimestamp: 1000, MaxTimestamp: 3000, ExpirationTimestamp: 2000, TokenID: "tok"},
+			"01 0a 00  0b" + ascii("User:alice") + " 0b" + ascii("User:admin") + "  02 09" + ascii("User:bob") +
+				"  00000000000003e8 0000000000000bb8 00000000000007d0  04" + ascii("tok") + "  00"},
+		{"RemoveDelegationTokenRecord", &RemoveDelegationTokenRecord{TokenID: "tok"}, "01 1a 00  04" + ascii("tok") + "  00"},
 		{"ZkMigrationStateRecord", &ZkMigrationStateRecord{}, "01 15 00  00  00"},
 		{"BeginTransactionRecord", &BeginTransactionRecord{Name: strp("Bootstrap records")},
 			"01 17 00  01  00 12 12" + ascii("Bootstrap records")},

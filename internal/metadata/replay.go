@@ -44,6 +44,8 @@ func newBuilder(old *Image) *builder {
 			brokers:        cloneMap(old.brokers),
 			nextProducerID: old.nextProducerID,
 			scram:          cloneMap(old.scram),
+
+			delegationTokens: cloneMap(old.delegationTokens),
 		},
 		ownedTopics: map[*Topic]bool{},
 		ownedConfig: map[ConfigResource]bool{},
@@ -93,6 +95,10 @@ func (b *builder) apply(rec Record) error {
 		b.applyUserScramCredential(r)
 	case *RemoveUserScramCredentialRecord:
 		return b.applyRemoveUserScramCredential(r)
+	case *DelegationTokenRecord:
+		b.applyDelegationToken(r)
+	case *RemoveDelegationTokenRecord:
+		b.applyRemoveDelegationToken(r)
 	case *FeatureLevelRecord:
 		if r.FeatureLevel == 0 && r.Name != FeatureMetadataVersion {
 			delete(b.img.features, r.Name)

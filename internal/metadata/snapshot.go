@@ -94,6 +94,7 @@ func (img *Image) Records() []Record {
 		out = append(out, &ProducerIDsRecord{BrokerID: -1, BrokerEpoch: -1, NextProducerID: img.nextProducerID})
 	}
 	out = append(out, img.scramRecords()...)
+	out = append(out, img.delegationTokenRecords()...)
 	return out
 }
 

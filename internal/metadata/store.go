@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // RecordLog is the __cluster_metadata-0 log as the Store needs it. The
@@ -325,4 +326,47 @@ func (s *Store) AlterScramCredentials(deletions []ScramDeletion, upsertions []Sc
 	defer s.mu.Unlock()
 	recs, results := s.cur.Load().AlterScramCredentials(deletions, upsertions)
 	return results, s.commitLocked(recs)
+}
+
+// CreateDelegationToken creates a token; see Image.CreateDelegationToken.
+func (s *Store) CreateDelegationToken(settings DelegationTokenSettings, req CreateDelegationTokenRequest, now time.Time) (DelegationToken, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, t, e := s.cur.Load().CreateDelegationToken(settings, req, now)
+	if e != nil {
+		return DelegationToken{}, e
+	}
+	return t, s.commitLocked(recs)
+}
+
+// RenewDelegationToken renews the token with HMAC mac and returns its new
+// expiry; see Image.RenewDelegationToken.
+func (s *Store) RenewDelegationToken(settings DelegationTokenSettings, mac []byte, renewer string, period time.Duration, now time.Time) (int64, error) {
+	return s.changeDelegationToken((*Image).RenewDelegationToken, settings, mac, renewer, period, now)
+}
+
+// ExpireDelegationToken changes the expiry of the token with HMAC mac, or
+// removes it; see Image.ExpireDelegationToken.
+func (s *Store) ExpireDelegationToken(settings DelegationTokenSettings, mac []byte, renewer string, period time.Duration, now time.Time) (int64, error) {
+	return s.changeDelegationToken((*Image).ExpireDelegationToken, settings, mac, renewer, period, now)
+}
+
+func (s *Store) changeDelegationToken(change func(*Image, DelegationTokenSettings, []byte, string, time.Duration, time.Time) ([]Record, int64, *Error),
+	settings DelegationTokenSettings, mac []byte, renewer string, period time.Duration, now time.Time) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, expiry, e := change(s.cur.Load(), settings, mac, renewer, period, now)
+	if e != nil {
+		return 0, e
+	}
+	return expiry, s.commitLocked(recs)
+}
+
+// RemoveExpiredDelegationTokens removes every token expired at now and
+// returns how many.
+func (s *Store) RemoveExpiredDelegationTokens(now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs := s.cur.Load().ExpiredDelegationTokens(now)
+	return len(recs), s.commitLocked(recs)
 }

@@ -177,9 +177,11 @@ func Start(cfg Config) (n *Node, err error) {
 		return nil, failed
 	}
 	n.metrics = metrics.New()
+	tokens := newStoreTokens(n.store, delegationTokenSettings(cfg.Settings))
 	for _, l := range cfg.Listeners {
 		if l.SASL != nil {
 			l.SASL.Scram = storeCredentials{n.store}
+			l.SASL.Tokens = tokens
 		}
 	}
 	n.srv = server.New(server.Config{
@@ -245,6 +247,7 @@ func Start(cfg Config) (n *Node, err error) {
 		ClientInstances:  metrics.NewClientInstances(nil),
 		ClientTelemetry:  clientTelemetry,
 		Quorum:           n.raft,
+		DelegationTokens: delegationTokenSettings(cfg.Settings),
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
@@ -255,6 +258,9 @@ func Start(cfg Config) (n *Node, err error) {
 	go n.storage.RunRetention(ctx, interval)
 	go n.writeCheckpoints(ctx, checkpointInterval(cfg.Settings))
 	go groups.Run(ctx, groupTickInterval)
+	if cfg.Settings != nil {
+		go removeExpiredDelegationTokens(ctx, n.store, time.Duration(cfg.Settings.Long("delegation.token.expiry.check.interval.ms"))*time.Millisecond, logger)
+	}
 	go n.watchLogDirFailures(ctx, n.dirFailures)
 	go n.recordDirectories(ctx)
 	if err := n.listenObservers(cfg.Settings); err != nil {
@@ -551,6 +557,15 @@ func (n *Node) closeStorage() error {
 // writeCheckpoints records every log's recovery point and log start offset
 // every interval until ctx ends.
 func (n *Node) writeCheckpoints(ctx context.Context, interval time.Duration) {
+	every(ctx, interval, func() {
+		// A dir whose checkpoints cannot be written is reported failed by
+		// WriteCheckpoints, as by Kafka's CheckpointFileWithFailureHandler.
+		_ = n.storage.WriteCheckpoints(n.metadataLog)
+	})
+}
+
+// every runs task each interval until ctx ends.
+func every(ctx context.Context, interval time.Duration, task func()) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -558,10 +573,7 @@ func (n *Node) writeCheckpoints(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			// A dir whose checkpoints cannot be written is reported failed
-			// by WriteCheckpoints, as by Kafka's
-			// CheckpointFileWithFailureHandler.
-			_ = n.storage.WriteCheckpoints(n.metadataLog)
+			task()
 		}
 	}
 }

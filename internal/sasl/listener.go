@@ -37,6 +37,9 @@ type Listener struct {
 	MaxReceiveSize int32
 	// Scram is where SCRAM credentials are looked up.
 	Scram ScramCredentials
+	// Tokens is where delegation tokens are looked up, for SCRAM with
+	// tokenauth=true; nil refuses token authentication.
+	Tokens DelegationTokens
 
 	plainUsers map[string]string
 	oauth      tokenValidator
@@ -197,6 +200,6 @@ func (l *Listener) Start(mechanism string) (Exchange, error) {
 	case mechanism == GSSAPI:
 		return l.gssapi.start(), nil
 	default:
-		return newScramExchange(metadata.ScramMechanismNamed(mechanism), l.Scram)
+		return newScramExchange(metadata.ScramMechanismNamed(mechanism), l.Scram, l.Tokens)
 	}
 }

@@ -232,8 +232,15 @@ func (o *oauthBearerExchange) User() string { return o.token.principal }
 // outlive it (KIP-368).
 func (o *oauthBearerExchange) CredentialExpires() time.Time { return o.token.expires }
 
-// Expiring is an Exchange whose credential has an expiry, which bounds
-// the session as Kafka's CREDENTIAL_LIFETIME_MS negotiated property does.
+// Expiring is an Exchange whose credential may have an expiry (zero for
+// none), which bounds the session as Kafka's CREDENTIAL_LIFETIME_MS
+// negotiated property does.
 type Expiring interface {
 	CredentialExpires() time.Time
+}
+
+// TokenAuthenticating is an Exchange that may authenticate with a
+// delegation token (SCRAM with tokenauth=true).
+type TokenAuthenticating interface {
+	TokenAuthenticated() bool
 }

@@ -1,6 +1,9 @@
 package sasl
 
 import (
+	"strings"
+	"time"
+
 	"github.com/xdg-go/scram"
 
 	"github.com/karst-broker/karst/internal/metadata"
@@ -12,21 +15,38 @@ type ScramCredentials interface {
 }
 
 // scramExchange runs xdg-go/scram's server conversation over credentials
-// from the cluster metadata.
+// from the cluster metadata, or over a delegation token's when the client
+// sends tokenauth=true.
 type scramExchange struct {
 	conv *scram.ServerConversation
+	// tokenAuth is set from the client's first message; token is the
+	// delegation token's credential once looked up.
+	tokenAuth bool
+	token     TokenCredential
+	first     bool
 }
 
-func newScramExchange(m metadata.ScramMechanism, creds ScramCredentials) (*scramExchange, error) {
+func newScramExchange(m metadata.ScramMechanism, creds ScramCredentials, tokens DelegationTokens) (*scramExchange, error) {
+	x := &scramExchange{first: true}
 	hashGen := scram.SHA256
 	if m == metadata.ScramSHA512 {
 		hashGen = scram.SHA512
 	}
 	server, err := hashGen.NewServer(func(user string) (scram.StoredCredentials, error) {
-		if creds == nil {
-			return scram.StoredCredentials{}, errUnknownUser
+		var c metadata.ScramCredential
+		var ok bool
+		switch {
+		case x.tokenAuth:
+			if tokens == nil {
+				return scram.StoredCredentials{}, errUnknownToken(user)
+			}
+			if x.token, ok = tokens.DelegationTokenCredential(m, user); !ok {
+				return scram.StoredCredentials{}, errUnknownToken(user)
+			}
+			c = x.token.ScramCredential
+		case creds != nil:
+			c, ok = creds.ScramCredential(m, user)
 		}
-		c, ok := creds.ScramCredential(m, user)
 		if !ok {
 			return scram.StoredCredentials{}, errUnknownUser
 		}
@@ -42,7 +62,12 @@ func newScramExchange(m metadata.ScramMechanism, creds ScramCredentials) (*scram
 	if err != nil {
 		return nil, err
 	}
-	return &scramExchange{conv: server.NewConversation()}, nil
+	x.conv = server.NewConversation()
+	return x, nil
+}
+
+func errUnknownToken(tokenID string) error {
+	return scramError("Token Authentication failed: Invalid tokenId : " + tokenID)
 }
 
 type scramError string
@@ -56,6 +81,10 @@ const (
 )
 
 func (s *scramExchange) Step(token []byte) ([]byte, error) {
+	if s.first {
+		s.first = false
+		s.tokenAuth = strings.EqualFold(scramExtensions(string(token))[tokenAuthExtension], "true")
+	}
 	out, err := s.conv.Step(string(token))
 	if err != nil {
 		return nil, err
@@ -71,5 +100,25 @@ func (s *scramExchange) Step(token []byte) ([]byte, error) {
 	return []byte(out), nil
 }
 
-func (s *scramExchange) Done() bool   { return s.conv.Done() && s.conv.Valid() }
-func (s *scramExchange) User() string { return s.conv.Username() }
+func (s *scramExchange) Done() bool { return s.conv.Done() && s.conv.Valid() }
+
+// User is the user, or a delegation token's owner.
+func (s *scramExchange) User() string {
+	if s.tokenAuth {
+		return s.token.Owner
+	}
+	return s.conv.Username()
+}
+
+// TokenAuthenticated reports whether the client authenticated with a
+// delegation token.
+func (s *scramExchange) TokenAuthenticated() bool { return s.tokenAuth && s.Done() }
+
+// CredentialExpires is a delegation token's expiry; a password does not
+// expire (zero).
+func (s *scramExchange) CredentialExpires() time.Time {
+	if s.tokenAuth {
+		return s.token.Expires
+	}
+	return time.Time{}
+}

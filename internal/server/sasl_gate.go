@@ -282,18 +282,21 @@ func (g *saslGate) complete(c *conn) error {
 	if g.lifetime > 0 {
 		g.expires = now.Add(g.lifetime)
 	}
-	if e, ok := g.exchange.(sasl.Expiring); ok {
+	if e, ok := g.exchange.(sasl.Expiring); ok && !e.CredentialExpires().IsZero() {
 		// As Kafka: a credential that expires bounds the session, with
-		// or without connections.max.reauth.ms.
+		// or without connections.max.reauth.ms; one expired already
+		// leaves a session of 0 ms, which the next request ends.
 		left := max(e.CredentialExpires().Sub(now), 0)
 		if g.expires.IsZero() || left < g.lifetime {
 			g.lifetime, g.expires = left, now.Add(left)
 		}
 	}
 	c.info.SetPrincipal(principal.User(user))
+	t, isToken := g.exchange.(sasl.TokenAuthenticating)
+	c.info.SetTokenAuthenticated(isToken && t.TokenAuthenticated())
 	c.s.stats.Authentications.Add(1)
 	c.logger().Info("authenticated", "mechanism", g.mechanism, "principal", principal.User(user).String(), "reauthentication", g.reauth,
-		"session_lifetime_ms", g.lifetime.Milliseconds())
+		"token_authenticated", c.info.TokenAuthenticated(), "session_lifetime_ms", g.lifetime.Milliseconds())
 	return nil
 }
 
