@@ -82,3 +82,24 @@ func FuzzDecodeLZ4Frame(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDownConverter holds the lazy converter, over any bytes a segment
+// slice might hold, to never panicking and to making exactly Size bytes.
+func FuzzDownConverter(f *testing.F) {
+	f.Add(int64(0), int64(0), []byte(v2Batch(f, record.CodecGzip, 3, record.CreateTime, 4, 2)))
+	f.Add(int64(5), int64(1), append([]byte(v2Batch(f, record.CodecNone, 0, record.CreateTime, 9, 1)), 1, 2, 3))
+	f.Fuzz(func(t *testing.T, from, cut int64, seg []byte) {
+		length := int64(len(seg)) - max(min(cut, int64(len(seg))), 0)
+		c, err := NewDownConverter(bytes.NewReader(seg), 0, length, int8(from&1), from, nil)
+		if err != nil {
+			return
+		}
+		total := int64(0)
+		for chunk := c.Next(nil); len(chunk) > 0; chunk = c.Next(nil) {
+			total += int64(len(chunk))
+		}
+		if total != c.Size() {
+			t.Fatalf("%d bytes made, Size %d", total, c.Size())
+		}
+	})
+}
