@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -54,7 +55,12 @@ func topicCreate(ctx context.Context, args []string, s Streams) error {
 		return err
 	}
 	fails := failures{err: s.Err}
-	for _, r := range resp.Sorted() {
+	for _, topic := range byName(topics) {
+		r, answered := resp[topic]
+		if !answered {
+			fails.add(fmt.Errorf("creating topic %s: the broker did not answer for it", topic))
+			continue
+		}
 		if r.Err != nil {
 			fails.add(resultErr("creating topic "+r.Topic, r.Err, r.ErrMessage))
 			continue
@@ -212,7 +218,12 @@ func topicDelete(ctx context.Context, args []string, s Streams) error {
 		return err
 	}
 	fails := failures{err: s.Err}
-	for _, r := range resp.Sorted() {
+	for _, topic := range byName(topics) {
+		r, answered := resp[topic]
+		if !answered {
+			fails.add(fmt.Errorf("deleting topic %s: the broker did not answer for it", topic))
+			continue
+		}
 		if r.Err != nil {
 			fails.add(resultErr("deleting topic "+r.Topic, r.Err, r.ErrMessage))
 			continue
@@ -220,6 +231,15 @@ func topicDelete(ctx context.Context, args []string, s Streams) error {
 		fmt.Fprintf(s.Out, "deleted topic %s\n", r.Topic)
 	}
 	return fails.result()
+}
+
+// byName lists the topics a command named, sorted and each once. kadm's
+// Sorted orders create and delete answers by topic id first, which is random,
+// so the output would change from run to run.
+func byName(topics []string) []string {
+	sorted := slices.Clone(topics)
+	slices.Sort(sorted)
+	return slices.Compact(sorted)
 }
 
 // kafkaUUID prints a topic id as Kafka's Uuid.toString does: URL-safe
