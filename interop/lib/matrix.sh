@@ -3,7 +3,7 @@
 # suites (sourced by their run.sh). Each version's program prints "PASS|FAIL check (ms)[: reason]"
 # lines and closes with "generation VERSION: N passed, M failed". matrix_version runs one version
 # under a deadline and counts its checks into columns (produce, group_*, admin_*, anything else
-# "run"); matrix_report prints the version x produce / group consume / admin table and the
+# "run"; produce_CODEC counts as produce); matrix_report prints the version x produce / group consume / admin table and the
 # suite's closing line "interop-SUITE: N passed, M failed".
 MATRIX_PASSED=0
 MATRIX_FAILED=0
@@ -17,7 +17,7 @@ trap 'rm -rf "$WORK"' EXIT
 RUN_ID="$(date +%s)-$$"
 
 matrix_column_of() {
-  case "$1" in produce) echo produce ;; group_*) echo group ;; admin_*) echo admin ;; *) echo run ;; esac
+  case "$1" in produce | produce_*) echo produce ;; group_*) echo group ;; admin_*) echo admin ;; *) echo run ;; esac
 }
 
 matrix_cell() { # passed failed
