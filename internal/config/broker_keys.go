@@ -101,6 +101,9 @@ var brokerKeyList = []Key{
 	def("log.flush.start.offset.checkpoint.interval.ms", TypeInt, "60000", atLeast(0), ReadOnly, "How often the log start offset checkpoint is written."),
 	def("log.segment.delete.delay.ms", TypeLong, "60000", atLeast(0), ClusterWide, "Delay before a deleted segment's files are removed."),
 	def("log.preallocate", TypeBoolean, "false", nil, ClusterWide, "Preallocate segment files."),
+	// Kafka 3.x's broker default of message.downconversion.enable; not
+	// described unless set, as Kafka 4.4 has no such key.
+	internal(karst(def("log.message.downconversion.enable", TypeBoolean, "true", nil, ClusterWide, "Whether Fetch v0-3 may down-convert records to message formats v0 and v1, for topics without message.downconversion.enable of their own (Kafka 3.x; removed in Kafka 4, kept by Karst)."))),
 	def("log.message.timestamp.type", TypeString, "CreateTime", in("CreateTime", "LogAppendTime"), ClusterWide, "Whether record timestamps are the producer's (CreateTime) or the broker's (LogAppendTime)."),
 	def("log.message.timestamp.before.max.ms", TypeLong, maxInt64, atLeast(0), ClusterWide, "How far a CreateTime timestamp may lie before the broker's clock."),
 	def("log.message.timestamp.after.max.ms", TypeLong, "3600000", atLeast(0), ClusterWide, "How far a CreateTime timestamp may lie after the broker's clock."),

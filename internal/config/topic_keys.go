@@ -97,6 +97,7 @@ var topicSynonyms = map[string][]BrokerSynonym{
 	"compression.zstd.level":          {{"compression.zstd.level", 1}},
 	"preallocate":                     {{"log.preallocate", 1}},
 	"message.timestamp.type":          {{"log.message.timestamp.type", 1}},
+	"message.downconversion.enable":   {{"log.message.downconversion.enable", 1}},
 	"message.timestamp.before.max.ms": {{"log.message.timestamp.before.max.ms", 1}},
 	"message.timestamp.after.max.ms":  {{"log.message.timestamp.after.max.ms", 1}},
 	"local.retention.ms":              {{"log.local.retention.ms", 1}},

@@ -41,7 +41,7 @@ func TestTopicKeysAreKafka44s(t *testing.T) {
 		{"max.decompressed.message.bytes", "2147483639", "0", "max.decompressed.message.bytes"},
 		{"remote.copy.lag.bytes", "-1", "-2", "log.remote.copy.lag.bytes"},
 		{"remote.copy.lag.ms", "0", "-2", "log.remote.copy.lag.ms"},
-		{"message.downconversion.enable", "true", "no", ""},
+		{"message.downconversion.enable", "true", "no", "log.message.downconversion.enable"},
 	} {
 		k, _ := TopicKey(c.key)
 		if k.Default != c.dflt {

@@ -233,3 +233,38 @@ func TestFetchOversizedFirstBatch(t *testing.T) {
 		t.Fatalf("v3: error %d, %d messages", p.ErrorCode, len(got))
 	}
 }
+
+// TestFetchDownConversionBrokerSwitch: Kafka 3.x's broker key
+// log.message.downconversion.enable, set as the cluster-wide dynamic
+// default, turns Fetch v0-3 off for every topic without an override of
+// its own, and a topic's message.downconversion.enable=true overrides it.
+func TestFetchDownConversionBrokerSwitch(t *testing.T) {
+	f := newAdminFixture(t, nil)
+	f.createTopic("plain", 1, nil)
+	f.createTopic("kept", 1, map[string]*string{"message.downconversion.enable": strp("true")})
+	h := record.BatchHeader{BaseTimestamp: 1_700_000_000_000, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}
+	for _, topic := range []string{"plain", "kept"} {
+		f.appendBatch(topic, h, []record.Record{{Value: []byte("v")}})
+	}
+	ctx := testContext(t)
+	fetchError := func(topic string) int16 {
+		return f.fetchOn(ctx, legacyFetchRequest(topic, 0, 1<<20), 2).Topics[0].Partitions[0].ErrorCode
+	}
+	if got := fetchError("plain"); got != 0 {
+		t.Fatalf("before the switch: error %d", got)
+	}
+	r := incrementalAlter(f, false, incrementalResource(kmsg.ConfigResourceTypeBroker, "", set("log.message.downconversion.enable", "false")))
+	if r[0].ErrorCode != 0 {
+		t.Fatalf("setting log.message.downconversion.enable: error %d", r[0].ErrorCode)
+	}
+	if got := fetchError("plain"); got != kerr.UnsupportedVersion.Code {
+		t.Fatalf("a topic without its own key: error %d, want UNSUPPORTED_VERSION", got)
+	}
+	if got := fetchError("kept"); got != 0 {
+		t.Fatalf("a topic with message.downconversion.enable=true: error %d", got)
+	}
+	syn := configNamed(t, describeConfigs(f, 4, true, false, kmsg.ConfigResourceTypeTopic, "plain", "message.downconversion.enable"), "message.downconversion.enable")
+	if *syn.Value != "false" || syn.Source != kmsg.ConfigSourceDynamicDefaultBrokerConfig {
+		t.Fatalf("the topic's message.downconversion.enable: %s from %v", *syn.Value, syn.Source)
+	}
+}
