@@ -2,7 +2,8 @@
 
 python kcat_old.py BOOTSTRAP FALLBACK OWN_TOPIC FROM_44_TOPIC GROUP, FALLBACK one of 0.8.2.2,
 0.9.0.1, 0.10.0.0: librdkafka then asks no ApiVersions and speaks what broker.version.fallback
-names (Produce v0/v1/v2, Fetch v0/v1/v2; message format v0 before 0.10; group APIs from 0.9).
+names (Produce v0/v1, Fetch v0/v1, message format v0; group APIs from 0.9). With 0.10.0.0,
+librdkafka 2.x sends ApiVersions all the same (seen with -d protocol) and speaks today's versions.
 kcat writes the records of Corpus.java (same keys and values; kcat cannot set timestamps) with
 every codec, a kcat run per partition; reads them back byte for byte; from 0.9 a balanced
 consumer (-G) reads them in a group that commits and a second member resumes at the commits;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Clients older than Kafka 4 supports, against KARST_BOOTSTRAP, each speaking the protocol of its
-# generation (Produce v0-3, Fetch v0-6, message formats v0 and v1, the 0.8 offset APIs):
+# Clients from before Kafka 2.1, the oldest Kafka 4 supports (KIP-896), against KARST_BOOTSTRAP,
+# each speaking its own generation's protocol:
 #   - kafka_2.10 0.8.2.2: its kafka-clients producer and the Scala SimpleConsumer (src/old08);
 #   - kafka-clients 0.10.2.2, 0.11.0.3, 1.1.1, 2.0.1: producer and group consumer (src/old);
 #   - kafka-python with api_version (0, 8, 2), (0, 9), (0, 10) (kafka_python_old.py);
 #   - kcat with api.version.request=false and broker.version.fallback 0.8.2.2, 0.9.0.1, 0.10.0.0
-#     (kcat_old.py).
+#     (kcat_old.py; with 0.10.0.0 librdkafka asks ApiVersions all the same).
 # Each writes the same records (Corpus.java) with every codec to a topic of its own and reads them
 # back, commits and resumes, and reads a topic kafka-clients 4.4 wrote with transactions and
 # headers; 4.4 then reads every old generation's topic (src/modern). Prints PASS|FAIL lines, a
