@@ -139,6 +139,16 @@ func (b *Broker) MetricsURL() string {
 	return "http://" + addr.String() + "/metrics"
 }
 
+// ConsoleURL is the web console's root when the broker was started with
+// WithConfig("karst.console.listener", "127.0.0.1:0"), else "".
+func (b *Broker) ConsoleURL() string {
+	addr := b.node.ConsoleAddr()
+	if addr == nil {
+		return ""
+	}
+	return "http://" + addr.String()
+}
+
 // RequestsHandled counts requests that reached a handler; tests of
 // authentication assert a refused client adds none.
 func (b *Broker) RequestsHandled() int64 { return b.node.Stats().RequestsHandled.Load() }

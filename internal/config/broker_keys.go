@@ -232,6 +232,8 @@ var brokerKeyList = []Key{
 	def("metrics.sample.window.ms", TypeLong, "30000", atLeast(1), ReadOnly, "Window of a metrics sample."),
 	def("metrics.recording.level", TypeString, "INFO", in("INFO", "DEBUG", "TRACE"), ReadOnly, "Highest recording level of metrics."),
 	karst(def("karst.metrics.listener", TypeString, "", hostPortOrEmpty, ReadOnly, "Karst: host:port serving Prometheus metrics at /metrics; empty disables.")),
+	karst(def("karst.console.listener", TypeString, "", hostPortOrEmpty, ReadOnly, "Karst: host:port serving the web console (topics, messages, groups, broker health); empty disables.")),
+	karst(def("karst.console.sample.interval.ms", TypeInt, "5000", atLeast(100), ReadOnly, "Karst: how often the web console samples throughput and latency for its charts, which cover the last 10 minutes.")),
 	karst(def("karst.pprof.listener", TypeString, "", hostPortOrEmpty, ReadOnly, "Karst: host:port serving Go pprof at /debug/pprof/; empty disables.")),
 	karst(def("karst.log.format", TypeString, "text", in("text", "json"), ReadOnly, "Karst: format of the broker's log on stderr: text (key=value pairs) or json (one object per line).")),
 }

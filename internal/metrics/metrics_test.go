@@ -113,3 +113,22 @@ func TestRegistryIsConsistent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestTotalsReadAllTopicsAndRequestTime(t *testing.T) {
+	m := New()
+	m.Appended("a", 100, 2)
+	m.Appended("b", 50, 3)
+	m.Fetched("a", 40)
+	m.Request(0, 9, 2*time.Millisecond)
+	m.Request(0, 8, 3*time.Millisecond)
+	got := m.Totals()
+	if got.MessagesIn != 5 || got.BytesIn != 150 || got.BytesOut != 40 {
+		t.Errorf("totals %+v, want 5 messages, 150 bytes in, 40 out", got)
+	}
+	if p := got.Requests["Produce"]; p.Count != 2 || p.TimeMs < 4.99 || p.TimeMs > 5.01 {
+		t.Errorf("Produce %+v, want 2 requests and 5 ms", p)
+	}
+	if n := len((*Metrics)(nil).Totals().Requests); n != 0 {
+		t.Errorf("nil metrics have %d request totals", n)
+	}
+}

@@ -16,6 +16,7 @@ const (
 	loggerStorage = "karst.storage"
 	loggerGroup   = "karst.group"
 	loggerTxn     = "karst.txn"
+	loggerConsole = "karst.console"
 )
 
 // logLevels returns cfg's loggers, or, when the caller gave none, loggers

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/karst-broker/karst/internal/config"
+	"github.com/karst-broker/karst/internal/console"
 	"github.com/karst-broker/karst/internal/fetchsession"
 	"github.com/karst-broker/karst/internal/group"
 	"github.com/karst-broker/karst/internal/handler"
@@ -125,6 +126,8 @@ type Node struct {
 	metrics *metrics.Metrics
 	// observers serve /metrics (and pprof) when configured.
 	observers []*metrics.Listener
+	// console is the web console when karst.console.listener is set.
+	console *console.Server
 	// unwatch detaches the scrape-time gauges (lag, partitions) and the
 	// log flush histogram.
 	unwatch   func()
@@ -270,6 +273,10 @@ func Start(cfg Config) (n *Node, err error) {
 	n.unwatch = brokerstate.Register(n.metrics, brokerstate.Sources{NodeID: cfg.NodeID, Groups: groups, Partitions: n.storage, Metadata: n.store})
 	n.tls.apply() // stores set by AlterConfigs before this start
 	n.srv.Serve(broker)
+	if err := n.startConsole(cfg.Settings, cfg.Listeners); err != nil {
+		n.shutdown(context.Background())
+		return nil, err
+	}
 	go n.connLimits.run(ctx, n.srv)
 	go n.tls.run(ctx)
 	return n, nil
@@ -507,6 +514,9 @@ func (n *Node) Shutdown(ctx context.Context) error {
 }
 
 func (n *Node) shutdown(ctx context.Context) error {
+	if n.console != nil {
+		n.console.Close(ctx)
+	}
 	err := n.srv.Shutdown(ctx)
 	for _, o := range n.observers {
 		o.Close(ctx)

@@ -1,0 +1,334 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/karst-broker/karst/karsttest"
+)
+
+// chromiumPath finds Debian's chromium. CI installs it (.ci/run), so a CI
+// run without it fails; elsewhere the test is skipped with the reason.
+func chromiumPath(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no chromium on PATH; .ci/run installs Debian's chromium package")
+	}
+	t.Skip("no chromium on PATH (apt-get install chromium)")
+	return ""
+}
+
+// screenshotDir is $KARST_ARTIFACTS/console (CI keeps it), else a
+// directory of the test's own.
+func screenshotDir(t *testing.T) string {
+	dir := t.TempDir()
+	if a := os.Getenv("KARST_ARTIFACTS"); a != "" {
+		dir = filepath.Join(a, "console")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// browserSession drives one headless Chromium tab against the console.
+type browserSession struct {
+	t     *testing.T
+	ctx   context.Context
+	base  string
+	shots string
+	loads []string
+}
+
+func (s *browserSession) run(what string, steps ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		s.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// value runs one action that returns a value. Queries wait for their
+// element to appear, so each run is bounded: a missing element fails in
+// seconds, not at the test's deadline.
+func value[T any](s *browserSession, what string, a chromedp.Action[T]) T {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		s.t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+func (s *browserSession) attr(sel, name string) string {
+	s.t.Helper()
+	return value(s, "read "+name+" of "+sel, chromedp.AttributeValue(chromedp.CSS(sel), name)).Value
+}
+
+// open loads path and waits for the page's heading, noting the time.
+func (s *browserSession) open(path string) {
+	s.t.Helper()
+	start := time.Now()
+	s.run("open "+path, chromedp.Navigate(s.base+path), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	// The browser's own measure: navigation start to the load event.
+	loaded := value(s, "navigation timing of "+path, chromedp.Evaluate[float64](
+		`(() => { const n = performance.getEntriesByType("navigation")[0]; return n.loadEventEnd - n.startTime })()`))
+	s.loads = append(s.loads, fmt.Sprintf("%s %.0f ms (%s with the driver)", path, loaded, time.Since(start).Round(time.Millisecond)))
+	errs := value(s, "read errors on "+path, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll(".error")).map(e => e.textContent)`))
+	if len(errs) > 0 {
+		s.t.Fatalf("%s shows an error: %s", path, strings.Join(errs, "; "))
+	}
+}
+
+// text is the text of the first element sel matches.
+func (s *browserSession) text(sel string) string {
+	s.t.Helper()
+	return strings.TrimSpace(value(s, "read "+sel, chromedp.Text(chromedp.CSS(sel))))
+}
+
+// until reloads the page until ok holds, for what the server renders from
+// state that changes (lag, samples).
+func (s *browserSession) until(what string, ok func() bool) {
+	s.t.Helper()
+	for !ok() {
+		select {
+		case <-s.ctx.Done():
+			s.t.Fatalf("%s never showed", what)
+		case <-time.After(100 * time.Millisecond):
+		}
+		s.run("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	}
+}
+
+// submit fills the message browser's form and submits it, then waits
+// until the browser is on the page the form asked for.
+func (s *browserSession) submit(fields map[string]string) {
+	s.t.Helper()
+	format := fields["format"]
+	if format == "" {
+		format = "text"
+	}
+	form := map[string]string{"offset": fields["offset"], "timestamp": fields["timestamp"], "key": fields["key"], "format": format}
+	js, err := json.Marshal(form)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	// Typed in as a user would leave them: every field set, the rest emptied.
+	value(s, "fill the form", chromedp.Evaluate[bool](`(() => { const f = `+string(js)+`;
+		for (const [id, v] of Object.entries(f)) document.getElementById(id).value = v; return true })()`))
+	s.run("submit", chromedp.Click(chromedp.ID("go")))
+	for {
+		loc := value(s, "location", chromedp.Location())
+		u, err := url.Parse(loc)
+		if err == nil && u.Query().Get("format") == format && u.Query().Get("key") == fields["key"] && u.Query().Get("offset") == fields["offset"] {
+			break
+		}
+		select {
+		case <-s.ctx.Done():
+			s.t.Fatalf("the form never loaded its page (at %s)", loc)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	s.run("wait for records", chromedp.WaitVisible(chromedp.ID("records")))
+}
+
+func (s *browserSession) screenshot(name string) {
+	s.t.Helper()
+	png := value(s, "screenshot "+name, chromedp.FullScreenshot(100))
+	if err := os.WriteFile(filepath.Join(s.shots, name+".png"), png, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// TestConsoleInHeadlessChromium clicks through every console page in a
+// real Chromium: the overview's throughput after a produce, the topic
+// list, a topic's partitions and configs, a message found by offset, by
+// key (as text, JSON and hex) and by timestamp, and a consumer group's
+// members and lag, which updates as records arrive and offsets are
+// committed.
+func TestConsoleInHeadlessChromium(t *testing.T) {
+	chromium := chromiumPath(t)
+	b := karsttest.Start(t, karsttest.WithConfig("karst.console.listener", "127.0.0.1:0"),
+		karsttest.WithConfig("karst.console.sample.interval.ms", "200"),
+		karsttest.WithConfig("group.initial.rebalance.delay.ms", "0"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopic(ctx, 3, 1, map[string]*string{"retention.ms": kadm.StringPtr("86400000")}, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	var target *kgo.Record
+	for i := range 30 {
+		r := &kgo.Record{Topic: "orders", Key: fmt.Appendf(nil, "order-%02d", i), Value: fmt.Appendf(nil, `{"n":%d,"item":"widget"}`, i),
+			Headers: []kgo.RecordHeader{{Key: "source", Value: []byte("console-test")}}}
+		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if i == 17 {
+			target = r
+		}
+	}
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))...)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(alloc)
+	defer cancelTab()
+	// The first run starts the browser, which lives as long as that run's
+	// context: the tab's, not one of the bounded ones below.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	s := &browserSession{t: t, ctx: tab, base: b.ConsoleURL(), shots: screenshotDir(t)}
+
+	// The overview: the broker, and the produce in the throughput chart.
+	s.open("/")
+	if got := s.text("#topic-count"); got == "" || got == "0" {
+		t.Errorf("overview shows %q topics", got)
+	}
+	if got := s.text("#brokers tbody tr td"); got != "1" {
+		t.Errorf("overview's first broker is %q, want node 1", got)
+	}
+	peak := func() bool {
+		f, _ := strconv.ParseFloat(s.attr(`figure[data-name="Messages in"]`, "data-max"), 64)
+		return f > 0
+	}
+	// A record produced now lands in an interval the sampler has still
+	// to close.
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "orders", Partition: 0, Key: []byte("late"), Value: []byte("after the first sample")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	s.until("messages in on the throughput chart", peak)
+	s.screenshot("overview")
+
+	// The topic list and one topic.
+	s.open("/topics")
+	if got := s.text(`tr[data-topic="orders"] td.records`); got != "31" {
+		t.Errorf("topics page shows %q records in orders, want 31", got)
+	}
+	s.screenshot("topics")
+	s.run("click orders", chromedp.Click(chromedp.CSS(`tr[data-topic="orders"] a`)), chromedp.WaitVisible(chromedp.ID("partitions")))
+	partitions := value(s, "count partitions", chromedp.Evaluate[int](`document.querySelectorAll("#partitions tbody tr").length`))
+	if partitions != 3 {
+		t.Errorf("topic page shows %d partitions, want 3", partitions)
+	}
+	if got := s.text(`tr[data-config="retention.ms"] td:nth-child(2)`); got != "86400000" {
+		t.Errorf("retention.ms shows %q, want 86400000", got)
+	}
+	s.screenshot("topic")
+
+	// The message browser: the target record by offset, then by key.
+	s.run("open the target's partition", chromedp.Click(chromedp.CSS(fmt.Sprintf(`tr[data-partition="%d"] a`, target.Partition))),
+		chromedp.WaitVisible(chromedp.ID("browse")))
+	offset := strconv.FormatInt(target.Offset, 10)
+	s.submit(map[string]string{"offset": offset})
+	row := fmt.Sprintf(`tr[data-offset="%d"]`, target.Offset)
+	if got := s.text(row + " td.key"); got != "order-17" {
+		t.Errorf("offset %d shows key %q, want order-17", target.Offset, got)
+	}
+	if got := s.text(row + " td.headers"); !strings.Contains(got, "source") || !strings.Contains(got, "console-test") {
+		t.Errorf("offset %d shows headers %q, want source: console-test", target.Offset, got)
+	}
+	s.screenshot("messages-by-offset")
+
+	s.submit(map[string]string{"key": "order-17", "format": "json"})
+	keys := value(s, "read keys", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#records td.key pre")).map(e => e.textContent)`))
+	if len(keys) != 1 || keys[0] != "order-17" {
+		t.Errorf("searching key order-17 shows keys %q, want only order-17", keys)
+	}
+	if got := s.text(row + " td.value"); !strings.Contains(got, `"n": 17`) {
+		t.Errorf("value as JSON is %q, want it indented with \"n\": 17", got)
+	}
+	s.screenshot("messages-by-key-json")
+	s.submit(map[string]string{"key": "order-17", "format": "hex"})
+	if got := s.text(row + " td.value"); !strings.Contains(got, "7b 22 6e 22") { // {"n"
+		t.Errorf("value as hex is %q, want a hex dump starting 7b 22 6e 22", got)
+	}
+	s.submit(map[string]string{"timestamp": strconv.FormatInt(target.Timestamp.UnixMilli(), 10)})
+	first := s.attr("#records tbody tr", "data-offset")
+	if n, err := strconv.ParseInt(first, 10, 64); err != nil || n > target.Offset {
+		t.Errorf("by the target's timestamp the first record is at offset %q, want at most %d", first, target.Offset)
+	}
+
+	// A consumer group's members and lag, updated as it changes.
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "lagging"); err != nil {
+		t.Fatal(err)
+	}
+	produce := func(n int) {
+		for range n {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "lagging", Value: []byte("work")}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	produce(10)
+	reader, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumerGroup("console-readers"), kgo.ConsumeTopics("lagging"),
+		kgo.ClientID("console-reader"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	for got := 0; got < 10; {
+		got += len(reader.PollFetches(ctx).Records())
+		if ctx.Err() != nil {
+			t.Fatal("the group's member consumed nothing")
+		}
+	}
+	commit := func(at int64) {
+		t.Helper()
+		if err := reader.CommitRecords(ctx, &kgo.Record{Topic: "lagging", Partition: 0, Offset: at - 1, LeaderEpoch: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(4)
+	s.open("/groups")
+	if got := s.text(`tr[data-group="console-readers"] td.lag`); got != "6" {
+		t.Errorf("groups page shows lag %q for console-readers, want 6", got)
+	}
+	s.screenshot("groups")
+	s.run("click the group", chromedp.Click(chromedp.CSS(`tr[data-group="console-readers"] a`)), chromedp.WaitVisible(chromedp.ID("lag")))
+	if got := s.text("#members tbody"); !strings.Contains(got, "console-reader") || !strings.Contains(got, "lagging: 0") {
+		t.Errorf("members show %q, want client console-reader assigned lagging: 0", got)
+	}
+	if got := s.text("#total-lag"); got != "6" {
+		t.Errorf("group page shows total lag %q, want 6", got)
+	}
+	s.screenshot("group-lag-6")
+	produce(5)
+	s.until("lag 11 after five more records", func() bool { return s.text("#total-lag") == "11" })
+	commit(15)
+	s.until("lag 0 after committing the end", func() bool { return s.text("#total-lag") == "0" })
+	s.screenshot("group-lag-0")
+
+	for _, path := range []string{"/topics", "/topics/orders", "/topics/orders/messages?partition=0", "/topics/orders/messages?partition=0&key=order-17&format=json", "/groups", "/groups/console-readers", "/"} {
+		s.open(path) // once more each, warm, for the load times below
+	}
+	t.Logf("page loads (navigate to heading visible): %s", strings.Join(s.loads, ", "))
+	t.Logf("process RSS (broker, test and clients in one process) with the console open: %s; screenshots in %s", s.text("#rss"), s.shots)
+}

@@ -1,0 +1,219 @@
+package console
+
+import (
+	"cmp"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/karst-broker/karst/internal/metrics"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// Options say where the console listens and which broker it reads.
+type Options struct {
+	// Addr is karst.console.listener, host:port.
+	Addr string
+	// Bootstrap is the broker's own Kafka listener; every connection the
+	// console's clients make goes to it, whatever the broker advertises,
+	// so an advertised name this host cannot resolve does not matter.
+	Bootstrap string
+	// Metrics are sampled for the throughput and latency charts; nil
+	// leaves them empty.
+	Metrics *metrics.Metrics
+	// SampleEvery is the charts' resolution (0: every 5 s).
+	SampleEvery time.Duration
+	Logger      *slog.Logger
+}
+
+// Server is a running console.
+type Server struct {
+	opts    Options
+	http    *http.Server
+	ln      net.Listener
+	client  *kgo.Client
+	admin   *kadm.Client
+	pages   map[string]*template.Template
+	samples *sampler
+	started time.Time
+	stop    context.CancelFunc
+}
+
+// Start binds opts.Addr and serves in the background.
+func Start(opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.SampleEvery <= 0 {
+		opts.SampleEvery = 5 * time.Second
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	client, err := kgo.NewClient(clientOpts(opts.Bootstrap)...)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Server{opts: opts, ln: ln, client: client, admin: kadm.NewClient(client), pages: pages,
+		samples: newSampler(opts.Metrics, opts.SampleEvery, 10*time.Minute), started: time.Now(), stop: stop}
+	go s.samples.run(ctx)
+	s.http = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			opts.Logger.Warn("web console stopped serving", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// clientOpts make a client that reaches the broker at bootstrap only.
+func clientOpts(bootstrap string, more ...kgo.Opt) []kgo.Opt {
+	var d net.Dialer
+	return append([]kgo.Opt{
+		kgo.SeedBrokers(bootstrap),
+		kgo.ClientID("karst-console"),
+		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, bootstrap)
+		}),
+	}, more...)
+}
+
+// Addr is the bound address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Close stops serving and closes the console's clients.
+func (s *Server) Close(ctx context.Context) error {
+	s.stop()
+	err := s.http.Shutdown(ctx)
+	s.client.Close()
+	return err
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(staticFiles, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /{$}", s.serve("overview", "overview", s.overview))
+	mux.HandleFunc("GET /topics", s.serve("topics", "topics", s.topics))
+	mux.HandleFunc("GET /topics/{topic}", s.serve("topic", "topics", s.topic))
+	mux.HandleFunc("GET /topics/{topic}/messages", s.serve("messages", "topics", s.messages))
+	mux.HandleFunc("GET /groups", s.serve("groups", "groups", s.groups))
+	mux.HandleFunc("GET /groups/{group}", s.serve("group", "groups", s.group))
+	return mux
+}
+
+// reader fills a page from the broker; ctx bounds its requests.
+type reader func(ctx context.Context, r *http.Request, p *page) error
+
+// serve renders the template name with what read put in the page, or
+// with the error it returned, timing the reading.
+func (s *Server) serve(name, nav string, read reader) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		p := page{Nav: nav, Reload: reloadSeconds(r)}
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		if err := read(ctx, r, &p); err != nil {
+			s.failed(w, r, name, p, err)
+			return
+		}
+		p.Took = time.Since(start)
+		s.render(w, r, name, p)
+	}
+}
+
+// requestTimeout bounds the Kafka requests one page makes.
+const requestTimeout = 10 * time.Second
+
+// page is what every template gets: the page's own data and the chrome.
+type page struct {
+	Title  string
+	Nav    string
+	Err    string
+	Took   time.Duration
+	Data   any
+	Reload int // seconds; 0: no automatic reload
+	// Status is the HTTP status of a page with Err (0: 502, the broker
+	// did not answer as asked).
+	Status int
+}
+
+// badQuery is an error in what the page's address asked for, as opposed
+// to one in reading the broker.
+type badQuery struct{ error }
+
+func intParam(r *http.Request, name string) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(r.FormValue(name)), 10, 64)
+	return n, err == nil
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
+	t, ok := s.pages[name]
+	if !ok {
+		http.Error(w, "no page "+name, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if p.Err != "" {
+		w.WriteHeader(cmp.Or(p.Status, http.StatusBadGateway))
+	}
+	if err := t.ExecuteTemplate(w, "layout", p); err != nil {
+		s.opts.Logger.Warn("web console page", "page", name, "path", r.URL.Path, "err", err)
+	}
+}
+
+// failed renders a page whose data could not be read, saying why.
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, name string, p page, err error) {
+	p.Err = fmt.Sprint(err)
+	switch {
+	case errors.As(err, new(badQuery)):
+		p.Status = http.StatusBadRequest
+	case errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.GroupIDNotFound):
+		p.Status = http.StatusNotFound
+	}
+	s.render(w, r, name, p)
+}
+
+func parsePages() (map[string]*template.Template, error) {
+	names, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		if n == "templates/layout.html" {
+			continue
+		}
+		t, err := template.New("").Funcs(templateFuncs).ParseFS(templateFiles, "templates/layout.html", n)
+		if err != nil {
+			return nil, err
+		}
+		pages[n[len("templates/"):len(n)-len(".html")]] = t
+	}
+	return pages, nil
+}

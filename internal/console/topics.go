@@ -1,0 +1,152 @@
+package console
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+type topicRow struct {
+	Name              string
+	Internal          bool
+	Partitions        int
+	ReplicationFactor int
+	Size              int64
+	Records           int64 // end minus start offsets, summed
+}
+
+func (s *Server) topics(ctx context.Context, _ *http.Request, p *page) error {
+	p.Title = "Topics"
+	details, err := s.admin.ListTopicsWithInternal(ctx)
+	if err != nil {
+		return err
+	}
+	sizes, starts, ends, err := s.partitionFigures(ctx, details.Names()...)
+	if err != nil {
+		return err
+	}
+	var rows []topicRow
+	for _, t := range details.Sorted() {
+		row := topicRow{Name: t.Topic, Internal: t.IsInternal, Partitions: len(t.Partitions), ReplicationFactor: t.Partitions.NumReplicas()}
+		for part := range t.Partitions {
+			row.Size += sizes[t.Topic][part]
+			if e, ok := ends.Lookup(t.Topic, part); ok && e.Err == nil {
+				if st, ok := starts.Lookup(t.Topic, part); ok && st.Err == nil {
+					row.Records += e.Offset - st.Offset
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	p.Data = rows
+	return nil
+}
+
+// partitionFigures reads the partitions' sizes on disk and their start
+// and end offsets.
+func (s *Server) partitionFigures(ctx context.Context, topics ...string) (map[string]map[int32]int64, kadm.ListedOffsets, kadm.ListedOffsets, error) {
+	sizes := map[string]map[int32]int64{}
+	if len(topics) == 0 {
+		return sizes, nil, nil, nil
+	}
+	dirs, err := s.admin.DescribeAllLogDirs(ctx, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, broker := range dirs {
+		broker.EachPartition(func(d kadm.DescribedLogDirPartition) {
+			if sizes[d.Topic] == nil {
+				sizes[d.Topic] = map[int32]int64{}
+			}
+			sizes[d.Topic][d.Partition] += d.Size
+		})
+	}
+	starts, err := s.admin.ListStartOffsets(ctx, topics...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ends, err := s.admin.ListEndOffsets(ctx, topics...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sizes, starts, ends, nil
+}
+
+type topicData struct {
+	Name       string
+	ID         string
+	Internal   bool
+	Partitions []partitionRow
+	Configs    []configRow
+}
+
+type partitionRow struct {
+	Partition       int32
+	Leader          int32
+	LeaderEpoch     int32
+	Replicas, ISR   []int32
+	Start, End      int64
+	Size            int64
+	Err             string
+	MessagesQuery   string
+	OfflineReplicas []int32
+}
+
+type configRow struct {
+	Name, Value, Source string
+	Sensitive, Default  bool
+}
+
+func (s *Server) topic(ctx context.Context, r *http.Request, p *page) error {
+	name := r.PathValue("topic")
+	p.Title = "Topic " + name
+	details, err := s.admin.ListTopicsWithInternal(ctx, name)
+	if err == nil {
+		err = details.Error()
+	}
+	if err != nil {
+		return err
+	}
+	t := details[name]
+	d := topicData{Name: name, ID: t.ID.String(), Internal: t.IsInternal}
+	p.Data = &d
+	sizes, starts, ends, err := s.partitionFigures(ctx, name)
+	if err != nil {
+		return err
+	}
+	for _, pd := range t.Partitions.Sorted() {
+		row := partitionRow{Partition: pd.Partition, Leader: pd.Leader, LeaderEpoch: pd.LeaderEpoch, Replicas: pd.Replicas,
+			ISR: pd.ISR, OfflineReplicas: pd.OfflineReplicas, Size: sizes[name][pd.Partition], Start: -1, End: -1,
+			MessagesQuery: "partition=" + strconv.Itoa(int(pd.Partition))}
+		if pd.Err != nil {
+			row.Err = pd.Err.Error()
+		}
+		if o, ok := starts.Lookup(name, pd.Partition); ok && o.Err == nil {
+			row.Start = o.Offset
+		}
+		if o, ok := ends.Lookup(name, pd.Partition); ok && o.Err == nil {
+			row.End = o.Offset
+		}
+		d.Partitions = append(d.Partitions, row)
+	}
+	configs, err := s.admin.DescribeTopicConfigs(ctx, name)
+	if err != nil {
+		return err
+	}
+	rc, err := configs.On(name, nil)
+	if err == nil {
+		err = rc.Err
+	}
+	for _, c := range rc.Configs {
+		row := configRow{Name: c.Key, Source: c.Source.String(), Sensitive: c.Sensitive, Default: c.Source.String() == "DEFAULT_CONFIG"}
+		if c.Value != nil && !c.Sensitive {
+			row.Value = *c.Value
+		}
+		d.Configs = append(d.Configs, row)
+	}
+	sort.Slice(d.Configs, func(i, j int) bool { return d.Configs[i].Name < d.Configs[j].Name })
+	return err
+}
