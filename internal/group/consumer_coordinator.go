@@ -144,6 +144,7 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	}
 	now := c.clock.Now()
 	if req.MemberEpoch < 0 {
+		c.logger.Info("member leaving consumer group", "group", req.GroupID, "member", req.MemberID, "member_epoch", req.MemberEpoch)
 		return g.leave(req)
 	}
 	m := g.members[req.MemberID]
@@ -153,6 +154,8 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 		if m, bumped, err = g.join(req, cfg, now); err != nil {
 			return fail(err, "")
 		}
+		c.logger.Info("member joined consumer group", "group", req.GroupID, "member", req.MemberID,
+			"client_id", req.ClientID, "client_host", req.ClientHost)
 	} else {
 		if m == nil {
 			return fail(kerr.UnknownMemberID, fmt.Sprintf("Member %s is not a member of group %s.", req.MemberID, req.GroupID))
@@ -169,6 +172,7 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	}
 	if bumped {
 		g.epoch++
+		c.logger.Info("rebalancing consumer group: new group epoch", "group", req.GroupID, "group_epoch", g.epoch, "members", len(g.members))
 	}
 	m.clientID, m.clientHost = req.ClientID, req.ClientHost
 	if req.RackID != nil {

@@ -123,6 +123,8 @@ func (g *classicGroup) addMember(id string, req JoinRequest, ch chan JoinResult,
 		isNew: true, deadline: now.Add(g.c.cfg.NewMemberJoinTimeout),
 	}
 	g.add(m, ch)
+	g.c.logger.Info("member joined group", "group", g.id, "member", id, "client_id", req.ClientID,
+		"client_host", req.ClientHost, "protocol_type", req.ProtocolType)
 	if g.state == PreparingRebalance && g.initialJoin {
 		g.newMemberAdded = true
 	}

@@ -29,6 +29,8 @@ func (g *classicGroup) prepareRebalance(now time.Time) {
 	}
 	g.pendingSync = map[string]bool{}
 	g.syncDeadline = time.Time{}
+	g.c.logger.Info("preparing to rebalance group", "group", g.id, "state", g.state.String(),
+		"generation", g.generation, "members", len(g.members))
 	initial := g.state == Empty
 	g.transition(PreparingRebalance, now)
 	g.initialJoin = initial
@@ -101,6 +103,8 @@ func (g *classicGroup) completeJoin(now time.Time) {
 	}
 	g.protocol = g.selectProtocol()
 	g.transition(CompletingRebalance, now)
+	g.c.logger.Info("stabilized group", "group", g.id, "generation", g.generation, "protocol", g.protocol,
+		"leader", g.leader, "members", len(g.members))
 	for _, m := range g.allMembers() {
 		m.respondJoin(g.currentJoinResult(m, m.id == g.leader))
 		m.isNew = false
@@ -131,6 +135,7 @@ func (g *classicGroup) removeMember(m *member, now time.Time) {
 	m.respondJoin(JoinResult{Err: kerr.UnknownMemberID, MemberID: "", Generation: -1})
 	m.respondSync(SyncResult{Err: kerr.UnknownMemberID})
 	g.remove(m.id)
+	g.c.logger.Info("removed member from group", "group", g.id, "member", m.id, "client_id", m.clientID, "state", g.state.String())
 	switch g.state {
 	case Stable, CompletingRebalance:
 		g.maybePrepareRebalanceOrCompleteJoin(now)

@@ -169,7 +169,7 @@ func (b *Broker) alterConfigResource(resType int8, name string, changes []config
 		return configErrorResult(err)
 	}
 	if !validateOnly {
-		b.logger.Info("altered configs", "resource_type", resType, "resource", name, "keys", len(ops))
+		b.logger.Info("altered configs", "resource_type", kmsg.ConfigResourceType(resType).String(), "resource", name, "keys", len(ops))
 	}
 	return 0, nil
 }

@@ -70,6 +70,10 @@ type conn struct {
 	// sasl, on a SASL listener, holds requests back until the client
 	// authenticates (sasl_gate.go).
 	sasl *saslGate
+
+	// unsupported holds refused requests not yet logged, waiting for the
+	// client to name its software (unsupported_log.go). Reader-owned.
+	unsupported []unsupportedRequest
 }
 
 // pending is a request waiting for its response to be written.
@@ -194,6 +198,7 @@ func (c *conn) serve() {
 			break
 		}
 	}
+	c.logUnsupported()
 	c.enqueue(&pending{last: true})
 	<-c.done
 }
@@ -209,12 +214,12 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 	p := &pending{correlationID: wire.PeekCorrelationID(frame), apiKey: key, version: version, arrived: time.Now()}
 	api := handler.Lookup(key)
 	if api == nil {
-		c.logger().Info("request for an API Karst does not serve", "api_key", key, "api_version", version)
+		c.noteUnsupported("", key, version)
 		p.raw = minimalErrorFrame(p.correlationID, kerr.UnsupportedVersion.Code)
 		return p, true
 	}
 	if !api.Supports(version) {
-		c.logger().Info("request at an unsupported version", "api", api.Name, "api_version", version)
+		c.noteUnsupported(api.Name, key, version)
 		c.answerUnsupported(p, api)
 		return p, true
 	}
@@ -244,6 +249,9 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 	}
 	r := &handler.Request{Header: header, Body: req, Conn: c.info}
 	outcome, ok := c.handle(api, r)
+	if key == apiVersionsKey {
+		c.logUnsupported()
+	}
 	if !ok {
 		return nil, false
 	}

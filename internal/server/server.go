@@ -125,6 +125,10 @@ type Server struct {
 	// requestMemory is queued.max.request.bytes' pool; nil without one.
 	requestMemory *byteBudget
 	decodes       decodeBudgets
+
+	// unsupported remembers which client software was told about which
+	// unsupported request, to log each once.
+	unsupported unsupportedLog
 }
 
 // Stats are counters the server keeps; read them with the atomic getters.
