@@ -55,7 +55,10 @@ func WithDefaultPartitions(n int32) Option {
 func Start(t testing.TB, opts ...Option) *Broker {
 	t.Helper()
 	dataDir := t.TempDir()
-	overrides := []string{"listeners=PLAINTEXT://127.0.0.1:0", "log.dirs=" + dataDir}
+	// Groups form at once, as in Kafka's own test harness: the 3 s initial
+	// rebalance delay only makes each group test slower. An option sets
+	// it back (later settings win).
+	overrides := []string{"listeners=PLAINTEXT://127.0.0.1:0", "log.dirs=" + dataDir, "group.initial.rebalance.delay.ms=0"}
 	for _, o := range opts {
 		o(&overrides)
 	}

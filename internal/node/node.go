@@ -466,13 +466,14 @@ func newDirectoryID() string {
 }
 
 // resolveAdvertised fills in ports the kernel chose for port-0 listeners,
-// and publishes 127.0.0.1 for a listener bound to all interfaces without an
-// advertised host (so the embedded default works on any machine).
+// and publishes this machine's host name, as Kafka does, for a listener
+// bound to all interfaces without an advertised host, so clients on other
+// machines can follow it (127.0.0.1 when the name does not resolve).
 func resolveAdvertised(eps []handler.Endpoint, srv *server.Server) ([]handler.Endpoint, error) {
 	out := make([]handler.Endpoint, len(eps))
 	for i, ep := range eps {
 		if ep.Host == "" || ep.Host == "0.0.0.0" || ep.Host == "::" {
-			ep.Host = "127.0.0.1"
+			ep.Host = config.AdvertisedHost()
 		}
 		if ep.Port == 0 {
 			addr := srv.Addr(ep.ListenerName)

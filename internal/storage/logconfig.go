@@ -26,11 +26,13 @@ func LogConfig(broker *config.Broker, tc *config.TopicConfig) klog.Config {
 	cfg.RetentionTime = millis(tc.RetentionMs)
 	cfg.RetentionBytes = tc.RetentionBytes
 	cfg.RetentionOff = !tc.Delete
-	if tc.Configured("flush.messages") {
+	// A flush interval at Kafka's default (Long.MAX_VALUE, never) asks for
+	// nothing: it keeps fsync, however it was set.
+	if tc.Configured("flush.messages") && tc.FlushMessages != math.MaxInt64 {
 		cfg.FlushMessages = tc.FlushMessages
 		cfg.Durability = klog.PageCache
 	}
-	if tc.Configured("flush.ms") {
+	if tc.Configured("flush.ms") && tc.FlushMs != math.MaxInt64 {
 		cfg.FlushInterval = millis(tc.FlushMs)
 		cfg.Durability = klog.PageCache
 	}

@@ -71,3 +71,22 @@ func TestLogConfigCompactOnlyTurnsRetentionOff(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushKeysAtKafkasDefaultKeepFsync: flush.messages and flush.ms set to
+// their default (Long.MAX_VALUE, "never"), on the topic or the broker, ask
+// for no flush interval, so every acknowledged write is still fsynced.
+func TestFlushKeysAtKafkasDefaultKeepFsync(t *testing.T) {
+	never := "9223372036854775807"
+	for name, cfg := range map[string]klog.Config{
+		"topic flush.messages":               logConfig(t, nil, map[string]string{"flush.messages": never}),
+		"topic flush.ms":                     logConfig(t, nil, map[string]string{"flush.ms": never}),
+		"broker log.flush.interval.messages": logConfig(t, map[string]string{"log.flush.interval.messages": never}, nil),
+	} {
+		if cfg.Durability != klog.GroupCommit {
+			t.Errorf("%s at its default switched durability to %v", name, cfg.Durability)
+		}
+	}
+	if cfg := logConfig(t, nil, map[string]string{"flush.messages": "1"}); cfg.Durability != klog.PageCache || cfg.FlushMessages != 1 {
+		t.Fatalf("flush.messages=1: %+v", cfg)
+	}
+}
