@@ -48,7 +48,7 @@ func runConsume(ctx context.Context, cfg ConsumeConfig, res *Result, loop consum
 			break
 		}
 	}
-	res.setThroughput(last.Sub(start), records, byteCount)
+	res.SetThroughput(last.Sub(start), records, byteCount)
 	if loop.report != nil {
 		loop.report(res)
 	}

@@ -128,7 +128,7 @@ func Produce(ctx context.Context, cfg ProduceConfig) *Result {
 	elapsed := time.Since(start)
 
 	n := acked.Load()
-	res.setThroughput(elapsed, n, n*int64(cfg.RecordSize))
+	res.SetThroughput(elapsed, n, n*int64(cfg.RecordSize))
 	mu.Lock()
 	res.setLatency(&h)
 	mu.Unlock()

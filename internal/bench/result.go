@@ -113,8 +113,8 @@ func (r *Result) Err() error {
 	return nil
 }
 
-// setRate sets secs and, per second of elapsed, each of the given counts.
-func (r *Result) setThroughput(elapsed time.Duration, records, byteCount int64) {
+// SetThroughput sets secs, records and bytes, and both per second of elapsed.
+func (r *Result) SetThroughput(elapsed time.Duration, records, byteCount int64) {
 	secs := elapsed.Seconds()
 	r.SetFloat("secs", secs)
 	r.SetInt("records", records)

@@ -9,7 +9,7 @@ import (
 
 func TestResultLine(t *testing.T) {
 	r := NewResult("produce")
-	r.setThroughput(2*time.Second, 2000, 2*1<<20)
+	r.SetThroughput(2*time.Second, 2000, 2*1<<20)
 	var h Histogram
 	h.RecordDuration(1500 * time.Microsecond)
 	r.setLatency(&h)

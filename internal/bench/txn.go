@@ -126,7 +126,7 @@ func Txn(ctx context.Context, cfg TxnConfig) *Result {
 
 	txns := int64(h.Count())
 	records := txns * int64(cfg.RecordsPerTxn)
-	res.setThroughput(elapsed, records, records*int64(cfg.RecordSize))
+	res.SetThroughput(elapsed, records, records*int64(cfg.RecordSize))
 	res.SetInt("txns", txns)
 	if secs := elapsed.Seconds(); secs > 0 {
 		res.SetFloat("txn_per_s", float64(txns)/secs)

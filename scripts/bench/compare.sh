@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # compare.sh OUTDIR — the same `karst bench` modes against Karst and against
 # Apache Kafka 4.4.0 (interop/kafka/start.sh; KAFKA_VERSION picks another), on this machine, one broker at a
-# time, alternating which goes first, REPS times.
+# time, alternating which goes first, REPS times. Besides `karst bench`, the
+# clients Karst did not write measure both: Kafka's own
+# kafka-producer-perf-test and kafka-consumer-perf-test (from the tools jar
+# of the same Kafka), and a franz-go client at its default settings
+# (scripts/bench/plainclient). Every mode records the broker's CPU seconds
+# (utime+stime from /proc/PID/stat) and, where it moved records, CPU seconds
+# per GB: on this shared 2-core machine that holds still where MB/s does not.
 #
 # Writes to OUTDIR:
 #   results.txt   every result line (key=value), tagged broker= and rep=
@@ -11,7 +17,8 @@
 #                 is pip-installed into scripts/bench/.venv; skipped if that fails)
 #
 # Environment: REPS (3), MODES (apiversions connections produce consume
-# consume-raw produce100 e2e startup; also produce1000p, not in the default,
+# consume-raw produce100 plain-produce plain-consume perf-produce
+# perf-consume e2e startup; also produce1000p, not in the default,
 # measured after WARMUP_1000P (30s) of the same load), WARMUP_RECORDS (records
 # of 1 KiB each broker is given, produced and read back, plus 5 s of 100-byte
 # records, on topics of their own before any mode is measured; 2000000, 0 for
@@ -19,8 +26,13 @@
 # their own for the consume modes to read, the same for both brokers;
 # 4000000), DURATION per timed mode (10s, at most 30s), CONNS for the
 # connections mode (1000), BUFFER_BYTES produce100's buffer.memory (32 MiB),
+# PERF_RECORDS (records of 1 KiB kafka-producer-perf-test sends: 2000000),
+# PERF_PRODUCER_PROPS ("acks=all linger.ms=5 batch.size=262144"),
 # KARST_BIN (a karst with `bench`; default: built from this tree), BROKERS
-# ("karst kafka"), KARST_ARGS and KAFKA_ARGS (broker settings, see lib.sh).
+# ("karst kafka"), KARST_ARGS and KAFKA_ARGS (broker settings, see lib.sh;
+# KARST_ARGS defaults to group.initial.rebalance.delay.ms=0, which
+# interop/kafka/start.sh gives Kafka, so a group consumer's first join waits
+# the same on both).
 # A mode a broker cannot do (Karst before its data path lands) is recorded
 # as failed with its error; the script goes on.
 set -uo pipefail
@@ -29,7 +41,10 @@ source "$(dirname "$0")/lib.sh"
 if [ $# -ne 1 ]; then sed -n '2,20p' "$0" >&2; exit 2; fi
 OUT="$1"; mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
 REPS="${REPS:-3}"
-MODES="${MODES:-apiversions connections produce consume consume-raw produce100 e2e startup}"
+MODES="${MODES:-apiversions connections produce consume consume-raw produce100 plain-produce plain-consume perf-produce perf-consume e2e startup}"
+PERF_RECORDS="${PERF_RECORDS:-2000000}"
+PERF_PRODUCER_PROPS="${PERF_PRODUCER_PROPS:-acks=all linger.ms=5 batch.size=262144}"
+export KARST_ARGS="${KARST_ARGS---override group.initial.rebalance.delay.ms=0}"
 DURATION="${DURATION:-10s}"
 CONNS="${CONNS:-1000}"
 WARMUP_1000P="${WARMUP_1000P:-30s}"
@@ -51,11 +66,34 @@ if [ "$BUFFER_BYTES" != 0 ]; then BUFFER_ARGS=(-max-buffered-bytes "$BUFFER_BYTE
 WORK="$(mktemp -d /tmp/karst-compare.XXXXXX)"
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 bench_build "$WORK" || exit 1
+PLAIN="$WORK/plainclient"
+(cd "$REPO_ROOT" && go build -o "$PLAIN" ./scripts/bench/plainclient) || { echo "compare: building plainclient failed" >&2; exit 1; }
+ensure_kafka_jars || exit 1
 RESULTS="$OUT/results.txt"; : > "$RESULTS"
+LOAD_AT_START="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# kafka_settings prints the server.properties lines start.sh writes that
+# change a Kafka default the modes can meet.
+kafka_settings() {
+  grep -oE '^(group.initial.rebalance.delay.ms|message.max.bytes|num.partitions|offsets.topic.num.partitions)=[0-9]+' \
+    "$KAFKA_DIR/start.sh" | tr '\n' ' ' | sed 's/ $//'
+}
 
 # run_mode BROKER REP PID PORT MODE: one mode against a running broker; a
 # failure is a result line with error=..., never the end of the script.
 run_mode() {
+  local broker="$1" rep="$2" pid="$3" port="$4" mode="$5"
+  local ticks_before out; ticks_before="$(cpu_ticks "$pid")"
+  case "$mode" in
+    plain-* | perf-*) out="$(run_client_mode "$broker" "$rep" "$port" "$mode")" ;;
+    *) out="$(run_bench_mode "$broker" "$rep" "$pid" "$port" "$mode")" ;;
+  esac
+  echo "$out $(cpu_fields "$out" "$ticks_before" "$(cpu_ticks "$pid")")" | tee -a "$RESULTS"
+}
+
+# run_bench_mode BROKER REP PID PORT MODE prints the result line of one
+# `karst bench` mode.
+run_bench_mode() {
   local broker="$1" rep="$2" pid="$3" port="$4" mode="$5"
   local args=(-brokers "127.0.0.1:$port" -pid "$pid" -tag "broker=$broker" -tag "rep=$rep")
   case "$mode" in
@@ -88,10 +126,93 @@ run_mode() {
   tool_mode="${tool_mode%-raw}" # consume-raw is consume with -client raw
   local out; out="$(timeout 120 "$KARST" bench "$tool_mode" "${args[@]}" 2>"$WORK/stderr")"
   local rc=$?
-  if [ -z "$out" ]; then # crashed or timed out: still one line, marked failed
-    out="mode=$mode error=\"exit $rc: $(tr '\n"' ' ' < "$WORK/stderr" | cut -c1-200)\" broker=$broker rep=$rep"
-  fi
-  echo "$out" | tee -a "$RESULTS"
+  failed_line "$mode" "$rc" "$broker" "$rep" "$out"
+}
+
+# failed_line MODE RC BROKER REP OUT prints OUT, or when it is empty (the
+# client crashed or timed out) one line marked failed with its stderr.
+failed_line() {
+  if [ -n "$5" ]; then echo "$5"; return; fi
+  echo "mode=$1 error=\"exit $2: $(tr '\n"' ' ' < "$WORK/stderr" | tail -c 200)\" broker=$3 rep=$4"
+}
+
+# run_client_mode BROKER REP PORT MODE prints the result line of a client
+# Karst did not write: plain-produce and plain-consume are franz-go at its
+# defaults; perf-produce and perf-consume are Kafka's perf tools, whose
+# summaries are turned into the same key=value fields.
+run_client_mode() {
+  local broker="$1" rep="$2" port="$3" mode="$4" out="" rc
+  local tags="broker=$broker rep=$rep"
+  case "$mode" in
+    plain-produce)
+      ensure_topic "$port" bench-plain
+      out="$(timeout 120 "$PLAIN" produce -brokers "127.0.0.1:$port" -topic bench-plain -records 5000000 \
+        -duration "$DURATION" 2>"$WORK/stderr")"; rc=$?
+      [ -n "$out" ] && out="$out partitions=6 $tags" ;;
+    plain-consume) # bounded by the records, not DURATION: the same bytes from both
+      out="$(timeout 120 "$PLAIN" consume -brokers "127.0.0.1:$port" -topic bench-consume -records "$CONSUME_RECORDS" \
+        -duration 100s 2>"$WORK/stderr")"; rc=$?
+      [ -n "$out" ] && out="$out $tags" ;;
+    perf-produce)
+      ensure_topic "$port" bench-perf
+      # shellcheck disable=SC2086 # PERF_PRODUCER_PROPS is a list of key=value
+      timeout 300 java -Xmx512m -cp "$(kafka_classpath)" -Dlog4j2.configurationFile="$KAFKA_DIR/tools-log4j2.properties" \
+        org.apache.kafka.tools.ProducerPerformance --bootstrap-server "127.0.0.1:$port" --topic bench-perf \
+        --num-records "$PERF_RECORDS" --record-size 1024 --throughput -1 \
+        --command-property $PERF_PRODUCER_PROPS > "$WORK/perf.out" 2>"$WORK/stderr"; rc=$?
+      out="$(perf_produce_line < "$WORK/perf.out")"
+      [ -n "$out" ] && out="$out $tags" ;;
+    perf-consume)
+      timeout 300 java -Xmx512m -cp "$(kafka_classpath)" -Dlog4j2.configurationFile="$KAFKA_DIR/tools-log4j2.properties" \
+        org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$port" --topic bench-consume \
+        --num-records "$CONSUME_RECORDS" --group "perf-consume-$rep" --timeout 60000 \
+        > "$WORK/perf.out" 2>"$WORK/stderr"; rc=$?
+      out="$(perf_consume_line < "$WORK/perf.out")"
+      [ -n "$out" ] && out="$out $tags" ;;
+  esac
+  failed_line "$mode" "$rc" "$broker" "$rep" "$out"
+}
+
+# perf_produce_line turns kafka-producer-perf-test's last summary line
+# ("2000000 records sent, 196271.6 records/sec (191.67 MB/sec), 121.3 ms avg
+# latency, 702.0 ms max latency, 118 ms 50th, 401 ms 95th, 560 ms 99th,
+# 690 ms 99.9th.") into result fields.
+perf_produce_line() {
+  grep 'records sent' | tail -n 1 | tr -d ',()' | awk '{
+    printf "mode=produce client=perf-test record_size=1024 partitions=6 records=%d bytes=%d records_per_s=%s mb_per_s=%s avg_ms=%s max_ms=%s p50_ms=%s p95_ms=%s p99_ms=%s p999_ms=%s",
+      $1, $1 * 1024, $4, $6, $8, $12, $16, $19, $22, $25 }'
+}
+
+# perf_consume_line turns kafka-consumer-perf-test's CSV line (start.time,
+# end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec,
+# rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec) into
+# result fields; mb_per_s is the fetch rate (without the group join).
+perf_consume_line() {
+  awk -F', *' 'NF >= 10 && $3 ~ /^[0-9.]+$/ {
+    printf "mode=consume client=perf-test records=%d bytes=%d mb_per_s=%s records_per_s=%s rebalance_ms=%s fetch_ms=%s total_mb_per_s=%s",
+      $5, $3 * 1048576, $9, $10, $7, $8, $4 }' | tail -n 1
+}
+
+# ensure_topic PORT TOPIC creates TOPIC with 6 partitions unless it exists
+# (both brokers' num.partitions is 1 here).
+ensure_topic() {
+  "$KARST" topic create "$2" --partitions 6 --bootstrap-server "127.0.0.1:$1" > "$WORK/topic.out" 2>&1 || true
+}
+
+# cpu_ticks PID prints the utime+stime of PID in clock ticks (fields 14 and
+# 15 of /proc/PID/stat, counted after the command name, which may hold
+# spaces).
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'; }
+
+# cpu_fields LINE BEFORE AFTER prints broker_cpu_s, broker_cpu_s_per_gb
+# (when LINE has bytes=) and the 1-minute load average.
+cpu_fields() {
+  local hz; hz="$(getconf CLK_TCK)"
+  local bytes; bytes="$(grep -o ' bytes=[0-9]*' <<< " $1" | head -n 1 | cut -d= -f2)"
+  awk -v b="$2" -v a="$3" -v hz="$hz" -v bytes="${bytes:-0}" -v load="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
+    cpu = (a - b) / hz; printf "broker_cpu_s=%.2f", cpu
+    if (bytes > 0) printf " broker_cpu_s_per_gb=%.3f", cpu / (bytes / 1073741824)
+    printf " load1=%s", load }'
 }
 
 # fill_consume PORT writes the records the consume modes read: exactly
@@ -152,7 +273,7 @@ for rep in $(seq 1 "$REPS"); do
     filled=""
     for mode in $MODES; do
       [ "$mode" = startup ] && continue
-      case "$mode" in consume*) [ -n "$filled" ] || { fill_consume "$port"; filled=1; } ;; esac
+      case "$mode" in *consume*) [ -n "$filled" ] || { fill_consume "$port"; filled=1; } ;; esac
       run_mode "$broker" "$rep" "$pid" "$port" "$mode"
     done
     stop_broker "$broker" "$data" "$pid"
@@ -177,7 +298,16 @@ over 1,000 partitions, measured after $WARMUP_1000P of the same load); consume =
 (written untimed beforehand, the same number to both brokers) from the start, no group, with franz-go's consumer (consume-raw: the same with the load tool's raw
 consumer, one Fetch in flight, CRCs checked, records walked in place); e2e = 10,000 records/s of 1 KiB for $DURATION, first second left out;
 startup = restart on the data directory the run just wrote (Karst's may include recovery of it).
-Kafka is Apache Kafka $KAFKA_VERSION. Broker settings beyond the defaults: Karst \`${KARST_ARGS:-none}\`, Kafka \`${KAFKA_ARGS:-none}\`.
+Clients Karst did not write: produce-franz-plain / consume-franz-plain = a franz-go client at its defaults
+(scripts/bench/plainclient: acks=all, idempotent, linger 10 ms, snappy, 1 KiB random records, 6 partitions,
+for $DURATION; the consumer reads the same $CONSUME_RECORDS records from the start, no group);
+produce-perf-test = kafka-producer-perf-test $KAFKA_VERSION, $PERF_RECORDS x 1 KiB, \`$PERF_PRODUCER_PROPS\`, 6 partitions;
+consume-perf-test = kafka-consumer-perf-test $KAFKA_VERSION reading the $CONSUME_RECORDS records in a new group (MB/s is its
+fetch rate, without the group join).
+Broker CPU: utime+stime of the broker process (/proc/PID/stat) over each mode; s/GB divides it by the record bytes moved.
+Load average (1 min) at the start of the run: $LOAD_AT_START; each result line carries load1 at its end (results.txt).
+Kafka is Apache Kafka $KAFKA_VERSION. Broker settings beyond the defaults: Karst \`${KARST_ARGS:-none}\`;
+Kafka (interop/kafka/start.sh) \`$(kafka_settings)\` plus \`${KAFKA_ARGS:-none}\`, heap -Xms256m -Xmx1g G1.
 NOTES
 } > "$OUT/summary.md"
 cat "$OUT/summary.md"
