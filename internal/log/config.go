@@ -41,6 +41,7 @@ type Config struct {
 	FileDeleteDelay      time.Duration        // file.delete.delay.ms: deleted segments' files stay open this long for in-flight sendfile (default 60 s)
 	ProducerIDExpiration time.Duration        // producer.id.expiration.ms (broker; default 1 day)
 	MaxDecompressedBytes int                  // cap on a batch's decompressed size when records must be read (timestamp lookup)
+	Compaction           CompactionConfig     // what the log cleaner reads (cleanup.policy=compact and its keys)
 
 	Durability Durability
 

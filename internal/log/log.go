@@ -107,6 +107,9 @@ func Open(dir string, cfg Config, logger *slog.Logger) (*Log, error) {
 
 // load scans the directory, recovers segments, and rebuilds in-memory state.
 func (l *Log) load() error {
+	if err := l.completeInterruptedSwaps(); err != nil {
+		return err
+	}
 	entries, err := os.ReadDir(l.dir)
 	if err != nil {
 		return err
