@@ -67,14 +67,14 @@ func TestCleanRemovesAbortedTransactionsAndTheirMarkers(t *testing.T) {
 	cfg.SegmentBytes = 1 << 20
 	l.UpdateConfig(cfg)
 	mustAppend(t, l, txnKeyedBatch(t, 7, 0, "a", "aborted"))   // 0
-	mustMarker(t, l, 7, 0, record.ControlAbort)                 // 1
+	mustMarker(t, l, 7, 0, record.ControlAbort)                // 1
 	mustAppend(t, l, txnKeyedBatch(t, 8, 0, "b", "committed")) // 2
-	mustMarker(t, l, 8, 0, record.ControlCommit)                // 3
+	mustMarker(t, l, 8, 0, record.ControlCommit)               // 3
 	mustAppend(t, l, txnKeyedBatch(t, 7, 1, "a", "second"))    // 4: producer 7's last batch
-	mustMarker(t, l, 7, 0, record.ControlCommit)                // 5
-	mustAppend(t, l, keyedBatch(t, 11, "b", "plain"))           // 6: supersedes 2
+	mustMarker(t, l, 7, 0, record.ControlCommit)               // 5
+	mustAppend(t, l, keyedBatch(t, 11, "b", "plain"))          // 6: supersedes 2
 	mustAppend(t, l, txnKeyedBatch(t, 9, 0, "x", "aborted"))   // 7
-	mustMarker(t, l, 9, 0, record.ControlAbort)                 // 8
+	mustMarker(t, l, 9, 0, record.ControlAbort)                // 8
 	cfg.SegmentBytes = 1
 	l.UpdateConfig(cfg)
 	mustAppend(t, l, keyedBatch(t, 12, "z", "1")) // 9: rolls; 0-8 are cleanable
