@@ -149,4 +149,22 @@ func checkNoReplicaPlaced(ctx context.Context, t *testing.T, broker *kgo.Broker,
 	if rt := raw.(*kmsg.CreatePartitionsResponse).Topics[0]; rt.ErrorCode != kerr.InvalidReplicationFactor.Code || rt.ErrorMessage == nil || *rt.ErrorMessage != placer {
 		t.Errorf("CreatePartitions after unregistering: %d %v, want %d %q", rt.ErrorCode, rt.ErrorMessage, kerr.InvalidReplicationFactor.Code, placer)
 	}
+	// Auto-creation through Metadata fails the same way, but Kafka 4.4.0
+	// answered it UNKNOWN_TOPIC_OR_PARTITION (measured at v1, v4, v9 and
+	// v12), as it answers every auto-creating request, and only logged the
+	// controller's error; the topic was not created.
+	for _, v := range []int16{1, 12} {
+		meta := kmsg.NewPtrMetadataRequest()
+		meta.Version, meta.AllowAutoTopicCreation = v, true
+		mt := kmsg.NewMetadataRequestTopic()
+		mt.Topic = kmsg.StringPtr("placed-by-metadata")
+		meta.Topics = append(meta.Topics, mt)
+		raw, err = broker.Request(ctx, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rt := raw.(*kmsg.MetadataResponse).Topics; len(rt) != 1 || rt[0].ErrorCode != kerr.UnknownTopicOrPartition.Code || len(rt[0].Partitions) != 0 {
+			t.Errorf("Metadata v%d auto-creating after unregistering: %+v, want UNKNOWN_TOPIC_OR_PARTITION", v, rt)
+		}
+	}
 }
