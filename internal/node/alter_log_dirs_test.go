@@ -24,7 +24,7 @@ import (
 // record acknowledged before, during and after the move is read back at
 // its offset, the old directory is gone, and a restart opens the
 // partition from its new dir. Kafka's errors answer a dir not in
-// log.dirs and a partition the broker does not host.
+// log.dirs (before anything else) and a partition the metadata lacks.
 func TestAlterReplicaLogDirsWhileProducing(t *testing.T) {
 	root := t.TempDir()
 	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
@@ -157,14 +157,18 @@ func checkAlterErrors(ctx context.Context, t *testing.T, adm *kadm.Client, liveD
 	t.Helper()
 	for _, c := range []struct {
 		dir, topic string
+		partition  int32
 		want       *kerr.Error
 	}{
-		{filepath.Join(filepath.Dir(liveDir), "elsewhere"), "move", kerr.LogDirNotFound},
-		{liveDir, "nosuchtopic", kerr.ReplicaNotAvailable},
+		{filepath.Join(filepath.Dir(liveDir), "elsewhere"), "move", 0, kerr.LogDirNotFound},
+		{filepath.Join(filepath.Dir(liveDir), "elsewhere"), "nosuchtopic", 0, kerr.LogDirNotFound},
+		// A partition the metadata lacks: Kafka 4.4.0 answered 3 for a topic that does not exist.
+		{liveDir, "nosuchtopic", 0, kerr.UnknownTopicOrPartition},
+		{liveDir, "move", 7, kerr.UnknownTopicOrPartition},
 	} {
 		var req kadm.AlterReplicaLogDirsReq
 		var ts kadm.TopicsSet
-		ts.Add(c.topic, 0)
+		ts.Add(c.topic, c.partition)
 		req.Add(c.dir, ts)
 		resp, err := adm.AlterBrokerReplicaLogDirs(ctx, 1, req)
 		if err != nil {

@@ -34,6 +34,7 @@ func TestPartitionOfALogDirFailedBeforeTheStartIsNotHosted(t *testing.T) {
 	waitFor(t, 10*time.Second, func() bool { return n.storage.Offline("jbod", 1) })
 	checkDataAPIs(ctx, t, cl, 1, kerr.KafkaStorageError.Code)
 	checkDataAPIs(ctx, t, cl, 0, 0)
+	checkAlterLogDir(ctx, t, cl, 1, a, kerr.KafkaStorageError.Code) // went offline: HostedPartition.Offline
 	stopTestNode(t, n, cl)
 
 	replaceWithDir(t, filepath.Join(b, klog.MetaPropertiesFile))
@@ -45,6 +46,33 @@ func TestPartitionOfALogDirFailedBeforeTheStartIsNotHosted(t *testing.T) {
 	checkDataAPIs(ctx, t, cl, 1, kerr.NotLeaderForPartition.Code)
 	checkDataAPIs(ctx, t, cl, 0, 0)
 	checkMetadataAnswers(ctx, t, cl, map[int32]string{0: a, 1: b}, b)
+	// AlterReplicaLogDirs, as Kafka 4.4.0 answered in the same state: the
+	// never-loaded partition to the healthy dir is not hosted (Kafka's
+	// NOT_LEADER_OR_FOLLOWER, which this API answers as REPLICA_NOT_AVAILABLE);
+	// any partition to the failed dir is KAFKA_STORAGE_ERROR, checked first.
+	checkAlterLogDir(ctx, t, cl, 1, a, kerr.ReplicaNotAvailable.Code)
+	checkAlterLogDir(ctx, t, cl, 1, b, kerr.KafkaStorageError.Code)
+	checkAlterLogDir(ctx, t, cl, 0, b, kerr.KafkaStorageError.Code)
+}
+
+// checkAlterLogDir asks the broker to move partition p of "jbod" into dir
+// and checks the partition's error code.
+func checkAlterLogDir(ctx context.Context, t *testing.T, cl *kgo.Client, p int32, dir string, want int16) {
+	t.Helper()
+	req := kmsg.NewPtrAlterReplicaLogDirsRequest()
+	d := kmsg.NewAlterReplicaLogDirsRequestDir()
+	d.Dir = dir
+	dt := kmsg.NewAlterReplicaLogDirsRequestDirTopic()
+	dt.Topic, dt.Partitions = "jbod", []int32{p}
+	d.Topics = append(d.Topics, dt)
+	req.Dirs = append(req.Dirs, d)
+	resp, err := req.RequestWith(ctx, cl.Broker(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Topics[0].Partitions[0].ErrorCode; got != want {
+		t.Fatalf("AlterReplicaLogDirs of jbod-%d to %s: %d, want %d", p, dir, got, want)
+	}
 }
 
 // checkDataAPIs asks the broker for partition p of "jbod" with each data

@@ -70,9 +70,9 @@ func (m *Manager) AlterLogDir(tp klog.TopicPartition, dest string) error {
 	defer m.mu.Unlock()
 	p, ok := (*m.parts.Load())[tp]
 	switch {
-	case !ok && m.offlineHas(tp):
+	case !ok && m.wentOffline(tp):
 		return fmt.Errorf("%w: partition %s is offline", klog.ErrStorage, tp)
-	case !ok:
+	case !ok: // including one never loaded because its dir had failed at start
 		return fmt.Errorf("%w: %s", ErrReplicaNotAvailable, tp)
 	case p.Log.Offline():
 		return fmt.Errorf("%w: partition %s is offline", klog.ErrStorage, tp)
@@ -95,9 +95,8 @@ func (m *Manager) AlterLogDir(tp klog.TopicPartition, dest string) error {
 	return nil
 }
 
-func (m *Manager) offlineHas(tp klog.TopicPartition) bool {
-	_, ok := (*m.offline.Load())[tp]
-	return ok
+func (m *Manager) wentOffline(tp klog.TopicPartition) bool {
+	return (*m.offline.Load())[tp].wentOffline
 }
 
 // startMove creates the future log in d, starting where the current log
