@@ -25,6 +25,7 @@ type Metrics struct {
 	totalFetch      *topicCounter
 	purgatory       [purgatories]prometheus.Gauge
 	logFlush        prometheus.Summary
+	principals      *principalConnections
 }
 
 // New registers every measure, with the Go runtime and process collectors.
@@ -47,6 +48,8 @@ func New() *Metrics {
 		totalProduce:  newTopicCounter("totalproducerequests", "Partition appends asked for, refused or not (BrokerTopicMetrics TotalProduceRequestsPerSec)."),
 		totalFetch:    newTopicCounter("totalfetchrequests", "Partition reads that returned records (BrokerTopicMetrics TotalFetchRequestsPerSec counts every partition read; Karst counts those with bytes)."),
 	}
+	m.principals = newPrincipalConnections()
+	r.MustRegister(m.principals.gauge)
 	m.requests, m.requestTime = newRequestVecs()
 	m.outOfTable = sync.OnceValue(func() *requestSeries { return m.lookUpRequestSeries(outOfTableLabel, outOfTableLabel) })
 	purgatoryVec, purgatory := newPurgatoryGauges()

@@ -126,6 +126,14 @@ func isTCP(nc net.Conn) bool {
 	return ok
 }
 
+// authenticatedAs gives the connection the principal it authenticated as,
+// on the connection and in the metrics of connections by principal.
+func (c *conn) authenticatedAs(p principal.KafkaPrincipal) {
+	before := c.info.Principal()
+	c.info.SetPrincipal(p)
+	c.s.cfg.Metrics.PrincipalChanged(c.info.ListenerName, before.String(), p.String())
+}
+
 func (c *conn) logger() *slog.Logger {
 	name, version := c.info.ClientSoftware()
 	return c.s.logger.With("remote", c.info.RemoteAddr, "listener", c.info.ListenerName,

@@ -291,7 +291,7 @@ func (g *saslGate) complete(c *conn) error {
 			g.lifetime, g.expires = left, now.Add(left)
 		}
 	}
-	c.info.SetPrincipal(principal.User(user))
+	c.authenticatedAs(principal.User(user))
 	t, isToken := g.exchange.(sasl.TokenAuthenticating)
 	c.info.SetTokenAuthenticated(isToken && t.TokenAuthenticated())
 	c.s.stats.Authentications.Add(1)

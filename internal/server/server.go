@@ -316,6 +316,7 @@ func (s *Server) open(listener string, addr netip.Addr, nc net.Conn) bool {
 	s.stats.ConnectionsAccepted.Add(1)
 	s.stats.ConnectionsOpen.Add(1)
 	s.cfg.Metrics.ConnectionOpened(listener)
+	s.cfg.Metrics.PrincipalConnected(c.info.ListenerName, c.info.Principal().String())
 	go c.serve()
 	return true
 }
@@ -328,6 +329,7 @@ func (s *Server) forget(c *conn) {
 	s.quotas.release(slot.listener, slot.addr)
 	s.stats.ConnectionsOpen.Add(-1)
 	s.cfg.Metrics.ConnectionClosed()
+	s.cfg.Metrics.PrincipalDisconnected(c.info.ListenerName, c.info.Principal().String())
 	s.connWG.Done()
 }
 

@@ -39,7 +39,7 @@ func (c *conn) authenticateTLS() bool {
 		c.logger().Info("failed authentication: no principal for the client certificate", "err", err)
 		return false
 	}
-	c.info.SetPrincipal(principal.User(dn))
+	c.authenticatedAs(principal.User(dn))
 	c.logger().Debug("authenticated with a client certificate", "subject", certs[0].Subject.String())
 	return true
 }
