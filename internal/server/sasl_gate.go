@@ -104,12 +104,12 @@ func (g *saslGate) admit(c *conn, frame []byte) (*pending, bool) {
 	case gateAuthenticated:
 		if key == saslHandshakeKey && !g.expires.IsZero() && now.Sub(g.authStarted) >= reauthMinInterval {
 			g.reauth, g.authStarted, g.state = true, now, gateHandshakeOrVersions
-			c.logger().Debug("re-authenticating", "mechanism", g.mechanism, "principal", principal.User(g.user).String())
+			c.logger().Debug("re-authenticating", "mechanism", g.mechanism)
 			return g.handshake(c, p, frame)
 		}
 		if !g.expires.IsZero() && now.After(g.expires) {
 			c.logger().Info("closing connection: its SASL session expired (connections.max.reauth.ms) and it did not re-authenticate",
-				"principal", principal.User(g.user).String(), "api_key", key)
+				"api_key", key)
 			c.s.stats.SessionsExpired.Add(1)
 			return nil, false
 		}
@@ -295,7 +295,8 @@ func (g *saslGate) complete(c *conn) error {
 	t, isToken := g.exchange.(sasl.TokenAuthenticating)
 	c.info.SetTokenAuthenticated(isToken && t.TokenAuthenticated())
 	c.s.stats.Authentications.Add(1)
-	c.logger().Info("authenticated", "mechanism", g.mechanism, "principal", principal.User(user).String(), "reauthentication", g.reauth,
+	// logger() already names the principal the connection now has.
+	c.logger().Info("authenticated", "mechanism", g.mechanism, "reauthentication", g.reauth,
 		"token_authenticated", c.info.TokenAuthenticated(), "session_lifetime_ms", g.lifetime.Milliseconds())
 	return nil
 }
