@@ -3,6 +3,7 @@ package integration
 import (
 	"crypto/tls"
 	"crypto/x509/pkix"
+	"errors"
 	"net"
 	"os"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	segkafka "github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -290,9 +292,9 @@ func TestSSLKeyStoreReloadsThroughAlterConfigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Kafka answers INVALID_REQUEST; Karst's metadata layer answers every
-	// failed config validation with INVALID_CONFIG.
-	if len(refused) != 1 || refused[0].Err == nil || !strings.Contains(refused[0].ErrMessage, "SSLFactory") {
+	// Kafka 4.4.0's ConfigAdminManager turns a failed dynamic broker
+	// validation into InvalidRequestException (KAFKA-13609).
+	if len(refused) != 1 || !errors.Is(refused[0].Err, kerr.InvalidRequest) || !strings.Contains(refused[0].ErrMessage, "SSLFactory") {
 		t.Fatalf("a key store with the wrong password: %+v", refused)
 	}
 	resp, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{

@@ -22,6 +22,11 @@ type RequestError struct {
 
 func (e *RequestError) Error() string { return e.Message }
 
+// KafkaErrorCode lets a package that must not import this one (the
+// metadata operations validate through an interface) answer the code the
+// error names.
+func (e *RequestError) KafkaErrorCode() int16 { return e.Code }
+
 // ErrorCode maps an error from this package to a Kafka error code: a
 // *RequestError carries its own, a *ConfigError is INVALID_CONFIG.
 func ErrorCode(err error) int16 {

@@ -1,6 +1,7 @@
 package metadata
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -202,9 +203,22 @@ func validateConfigs(node Node, res ConfigResource, all map[string]string) *Erro
 		return nil
 	}
 	if err := node.Configs.Validate(res, all); err != nil {
-		return opError(kerr.InvalidConfig, err.Error())
+		return opError(validationErrorCode(err), err.Error())
 	}
 	return nil
+}
+
+// validationErrorCode is the code a refused config answers: the one the
+// validator names (a failed dynamic broker update is INVALID_REQUEST in
+// Kafka, KAFKA-13609), else INVALID_CONFIG.
+func validationErrorCode(err error) *kerr.Error {
+	var coded interface{ KafkaErrorCode() int16 }
+	if errors.As(err, &coded) {
+		if ke, ok := kerr.ErrorForCode(coded.KafkaErrorCode()).(*kerr.Error); ok {
+			return ke
+		}
+	}
+	return kerr.InvalidConfig
 }
 
 // editList applies APPEND (add missing items) or SUBTRACT (remove the first
