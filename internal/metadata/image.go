@@ -28,6 +28,8 @@ type Image struct {
 	scram map[scramKey]ScramCredential
 	// delegationTokens are the delegation tokens by token id.
 	delegationTokens map[string]DelegationToken
+	// acls are the ACLs by id.
+	acls map[UUID]ACL
 }
 
 // Topic is one topic. Partitions[i] is partition i; a nil entry is a
@@ -91,6 +93,7 @@ func EmptyImage() *Image {
 		scram:          map[scramKey]ScramCredential{},
 
 		delegationTokens: map[string]DelegationToken{},
+		acls:             map[UUID]ACL{},
 	}
 }
 

@@ -63,6 +63,8 @@ var maxVersion = map[int16]int16{
 	KeyRemoveUserScramCredential: 0,
 	KeyDelegationToken:           0,
 	KeyRemoveDelegationToken:     0,
+	KeyAccessControlEntry:        0,
+	KeyRemoveAccessControlEntry:  0,
 }
 
 func newRecord(key, version int16) Record {
@@ -109,13 +111,17 @@ func newRecord(key, version int16) Record {
 		return &DelegationTokenRecord{Version: version}
 	case KeyRemoveDelegationToken:
 		return &RemoveDelegationTokenRecord{Version: version}
+	case KeyAccessControlEntry:
+		return &AccessControlEntryRecord{Version: version}
+	case KeyRemoveAccessControlEntry:
+		return &RemoveAccessControlEntryRecord{Version: version}
 	}
 	return nil
 }
 
 // UnknownRecord is a well-framed record of a type this package does not
-// model (ACLs, controller
-// registrations, ...). Replay ignores it; Body keeps its bytes so nothing
+// model (controller registrations,
+// ...). Replay ignores it; Body keeps its bytes so nothing
 // is lost when it is written back.
 type UnknownRecord struct {
 	Key     int16

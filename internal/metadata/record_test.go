@@ -81,6 +81,11 @@ func goldenRecords() []golden {
 			"01 0a 00  0b" + ascii("User:alice") + " 0b" + ascii("User:admin") + "  02 09" + ascii("User:bob") +
 				"  00000000000003e8 0000000000000bb8 00000000000007d0  04" + ascii("tok") + "  00"},
 		{"RemoveDelegationTokenRecord", &RemoveDelegationTokenRecord{TokenID: "tok"}, "01 1a 00  04" + ascii("tok") + "  00"},
+		// Both written by kafka-metadata 4.4.0's MetadataRecordSerde.
+		{"AccessControlEntryRecord", &AccessControlEntryRecord{ID: tid, ACL: ACL{ResourceType: ResourceTopic, ResourceName: "foo",
+			PatternType: PatternPrefixed, Principal: "User:alice", Host: "10.0.0.0/8", Operation: OpRead, PermissionType: PermissionAllow}},
+			"01 12 00  T  02  04" + ascii("foo") + "  04  0b" + ascii("User:alice") + "  0b" + ascii("10.0.0.0/8") + "  03  03  00"},
+		{"RemoveAccessControlEntryRecord", &RemoveAccessControlEntryRecord{ID: tid}, "01 13 00  T  00"},
 		{"ZkMigrationStateRecord", &ZkMigrationStateRecord{}, "01 15 00  00  00"},
 		{"BeginTransactionRecord", &BeginTransactionRecord{Name: strp("Bootstrap records")},
 			"01 17 00  01  00 12 12" + ascii("Bootstrap records")},
@@ -161,14 +166,14 @@ func TestDecodeSkipsUnknownTags(t *testing.T) {
 }
 
 func TestDecodeUnknownType(t *testing.T) {
-	// AccessControlEntryRecord (18) is not modelled; its body is kept.
-	in := unhex(t, "01 12 00  aabbcc")
+	// RegisterControllerRecord (27) is not modelled; its body is kept.
+	in := unhex(t, "01 1b 00  aabbcc")
 	dec, err := Decode(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u, ok := dec.(*UnknownRecord)
-	if !ok || u.Key != 18 || !bytes.Equal(u.Body, []byte{0xaa, 0xbb, 0xcc}) {
+	if !ok || u.Key != 27 || !bytes.Equal(u.Body, []byte{0xaa, 0xbb, 0xcc}) {
 		t.Fatalf("decoded %#v", dec)
 	}
 	if !bytes.Equal(Encode(u), in) {

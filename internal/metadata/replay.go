@@ -46,6 +46,7 @@ func newBuilder(old *Image) *builder {
 			scram:          cloneMap(old.scram),
 
 			delegationTokens: cloneMap(old.delegationTokens),
+			acls:             cloneMap(old.acls),
 		},
 		ownedTopics: map[*Topic]bool{},
 		ownedConfig: map[ConfigResource]bool{},
@@ -99,6 +100,10 @@ func (b *builder) apply(rec Record) error {
 		b.applyDelegationToken(r)
 	case *RemoveDelegationTokenRecord:
 		b.applyRemoveDelegationToken(r)
+	case *AccessControlEntryRecord:
+		b.applyAccessControlEntry(r)
+	case *RemoveAccessControlEntryRecord:
+		return b.applyRemoveAccessControlEntry(r)
 	case *FeatureLevelRecord:
 		if r.FeatureLevel == 0 && r.Name != FeatureMetadataVersion {
 			delete(b.img.features, r.Name)

@@ -95,6 +95,7 @@ func (img *Image) Records() []Record {
 	}
 	out = append(out, img.scramRecords()...)
 	out = append(out, img.delegationTokenRecords()...)
+	out = append(out, img.aclRecords()...)
 	return out
 }
 

@@ -370,3 +370,20 @@ func (s *Store) RemoveExpiredDelegationTokens(now time.Time) (int, error) {
 	recs := s.cur.Load().ExpiredDelegationTokens(now)
 	return len(recs), s.commitLocked(recs)
 }
+
+// CreateACLs adds ACLs and returns one result per ACL (nil for success);
+// see Image.CreateACLs.
+func (s *Store) CreateACLs(acls []ACL) ([]*Error, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, results := s.cur.Load().CreateACLs(acls)
+	return results, s.commitLocked(recs)
+}
+
+// DeleteACLs removes the ACLs the filters select; see Image.DeleteACLs.
+func (s *Store) DeleteACLs(filters []ACLFilter) ([]ACLDeletion, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, results := s.cur.Load().DeleteACLs(filters)
+	return results, s.commitLocked(recs)
+}
