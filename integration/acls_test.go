@@ -1,0 +1,165 @@
+package integration
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/karsttest"
+)
+
+func startACLBroker(t *testing.T) *karsttest.Broker {
+	t.Helper()
+	return karsttest.Start(t, karsttest.WithConfig("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"))
+}
+
+func rawClient(t *testing.T, addr string) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+func aclAdmin(t *testing.T, addr string) *kadm.Client { return kadm.NewClient(rawClient(t, addr)) }
+
+// TestACLsFranzGo creates, describes and deletes ACLs of every resource
+// type with kadm, LITERAL and PREFIXED, and filters them by MATCH and ANY.
+func TestACLsFranzGo(t *testing.T) {
+	b := startACLBroker(t)
+	adm := aclAdmin(t, b.Addr())
+	ctx := testContext(t)
+
+	created, err := adm.CreateACLs(ctx, kadm.NewACLs().Allow("User:alice").AllowHosts("10.0.0.0/8").
+		Topics("orders").Groups("g").TransactionalIDs("tx").DelegationTokens("tok").Clusters().
+		Operations(kadm.OpRead, kadm.OpDescribe).ResourcePatternType(kadm.ACLPatternLiteral))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range created {
+		if c.Err != nil {
+			t.Fatalf("create %s %s: %v", c.Type, c.Name, c.Err)
+		}
+	}
+	prefixed, err := adm.CreateACLs(ctx, kadm.NewACLs().Deny("User:mallory").Topics("ord").Operations(kadm.OpWrite).
+		ResourcePatternType(kadm.ACLPatternPrefixed))
+	if err != nil || prefixed[0].Err != nil {
+		t.Fatalf("create prefixed: %v %v", err, prefixed)
+	}
+	// kadm's builder has no USER resources; the request carries one.
+	user := kmsg.NewPtrCreateACLsRequest()
+	creation := kmsg.NewCreateACLsRequestCreation()
+	creation.ResourceType, creation.ResourceName, creation.ResourcePatternType = kmsg.ACLResourceTypeUser, "User:bob", kmsg.ACLResourcePatternTypeLiteral
+	creation.Principal, creation.Host = "User:alice", "*"
+	creation.Operation, creation.PermissionType = kmsg.ACLOperationCreateTokens, kmsg.ACLPermissionTypeAllow
+	user.Creations = append(user.Creations, creation)
+	if resp, err := user.RequestWith(ctx, rawClient(t, b.Addr())); err != nil || resp.Results[0].ErrorCode != 0 {
+		t.Fatalf("create a USER ACL: %v %+v", err, resp)
+	}
+
+	all, err := adm.DescribeACLs(ctx, kadm.NewACLs().AnyResource().Allow().Deny().AllowHosts().DenyHosts().
+		Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countDescribed(t, all); n != 12 {
+		t.Fatalf("%d ACLs described, want 5 resources x 2 operations, the prefixed and the USER", n)
+	}
+
+	match, err := adm.DescribeACLs(ctx, kadm.NewACLs().Topics("orders").Allow().Deny().AllowHosts().DenyHosts().
+		Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternMatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countDescribed(t, match); n != 3 {
+		t.Fatalf("MATCH orders: %d ACLs, want the two literal and the prefixed", n)
+	}
+
+	deleted, err := adm.DeleteACLs(ctx, kadm.NewACLs().Topics("orders").Allow().Deny().AllowHosts().DenyHosts().
+		Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternMatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range deleted {
+		if d.Err != nil {
+			t.Fatalf("delete: %+v", d)
+		}
+		n += len(d.Deleted)
+	}
+	if n != 3 {
+		t.Fatalf("deleted %d ACLs: %+v", n, deleted)
+	}
+	left, err := adm.DescribeACLs(ctx, kadm.NewACLs().AnyResource().Allow().Deny().AllowHosts().DenyHosts().
+		Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countDescribed(t, left); n != 9 {
+		t.Fatalf("%d ACLs left, want 9", n)
+	}
+}
+
+func countDescribed(t *testing.T, results kadm.DescribeACLsResults) int {
+	t.Helper()
+	n := 0
+	for _, r := range results {
+		if r.Err != nil {
+			t.Fatalf("describe: %v", r.Err)
+		}
+		n += len(r.Described)
+	}
+	return n
+}
+
+// TestACLsRefused checks Kafka's refusals: SECURITY_DISABLED without an
+// authorizer, INVALID_REQUEST with Kafka's message per bad creation, and a
+// closed connection for an UNKNOWN code Kafka's parser rejects.
+func TestACLsRefused(t *testing.T) {
+	ctx := testContext(t)
+	plain := aclAdmin(t, karsttest.Start(t).Addr())
+	described, err := plain.DescribeACLs(ctx, kadm.NewACLs().AnyResource().Allow().AllowHosts().Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny))
+	if err != nil || len(described) != 1 || !errors.Is(described[0].Err, kerr.SecurityDisabled) {
+		t.Fatalf("describe without an authorizer: %v %+v", err, described)
+	}
+
+	cl := rawClient(t, startACLBroker(t).Addr())
+	req := kmsg.NewPtrCreateACLsRequest()
+	for _, c := range []struct {
+		resourceType kmsg.ACLResourceType
+		name, host   string
+	}{
+		{kmsg.ACLResourceTypeCluster, "other", "*"},
+		{kmsg.ACLResourceTypeTopic, "", "*"},
+		{kmsg.ACLResourceTypeTopic, "t", "10.0.0.0/40"},
+	} {
+		creation := kmsg.NewCreateACLsRequestCreation()
+		creation.ResourceType, creation.ResourceName, creation.ResourcePatternType = c.resourceType, c.name, kmsg.ACLResourcePatternTypeLiteral
+		creation.Principal, creation.Host = "User:alice", c.host
+		creation.Operation, creation.PermissionType = kmsg.ACLOperationRead, kmsg.ACLPermissionTypeAllow
+		req.Creations = append(req.Creations, creation)
+	}
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"The only valid name for the CLUSTER resource is kafka-cluster", "Invalid empty resource name", ""}
+	for i, r := range resp.Results {
+		if r.ErrorCode != kerr.InvalidRequest.Code || (want[i] != "" && (r.ErrorMessage == nil || *r.ErrorMessage != want[i])) {
+			t.Errorf("creation %d: code %d message %v, want INVALID_REQUEST %q", i, r.ErrorCode, r.ErrorMessage, want[i])
+		}
+	}
+
+	unknown := kmsg.NewPtrDescribeACLsRequest()
+	unknown.ResourceType, unknown.ResourcePatternType = kmsg.ACLResourceTypeAny, kmsg.ACLResourcePatternTypeAny
+	unknown.Operation, unknown.PermissionType = kmsg.ACLOperationUnknown, kmsg.ACLPermissionTypeAny
+	if _, err := unknown.RequestWith(ctx, cl); err == nil {
+		t.Fatal("an UNKNOWN operation filter was answered")
+	}
+}
