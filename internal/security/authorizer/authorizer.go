@@ -1,0 +1,145 @@
+package authorizer
+
+import (
+	"strings"
+
+	"github.com/karst-broker/karst/internal/metadata"
+)
+
+// wildcardPrincipal is the principal an ACL names to cover every user
+// (StandardAuthorizerData.WILDCARD_KAFKA_PRINCIPAL).
+const wildcardPrincipal = "User:*"
+
+// Settings are the authorizer's broker keys.
+type Settings struct {
+	// SuperUsers are the principals of super.users ("User:admin;User:ops").
+	SuperUsers []string
+	// AllowIfNoACL is allow.everyone.if.no.acl.found.
+	AllowIfNoACL bool
+}
+
+// ParseSuperUsers splits super.users, semicolon-separated as Kafka reads it.
+func ParseSuperUsers(value string) []string {
+	var out []string
+	for _, p := range strings.Split(value, ";") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Authorizer answers authorization questions against one set of ACLs.
+type Authorizer struct {
+	superUsers   map[string]bool
+	allowIfNoACL bool
+	byType       map[int8]*resourceACLs
+}
+
+// resourceACLs are one resource type's ACLs, indexed so that a check
+// looks up the literal name, the wildcard and each prefix of the name
+// instead of scanning every ACL.
+type resourceACLs struct {
+	literal  map[string][]metadata.ACL
+	prefixed map[string][]metadata.ACL
+	// longestPrefix bounds the prefixes worth looking up.
+	longestPrefix int
+}
+
+// New returns an authorizer over acls.
+func New(s Settings, acls []metadata.ACL) *Authorizer {
+	a := &Authorizer{superUsers: map[string]bool{}, allowIfNoACL: s.AllowIfNoACL, byType: map[int8]*resourceACLs{}}
+	for _, u := range s.SuperUsers {
+		a.superUsers[u] = true
+	}
+	for _, acl := range acls {
+		r := a.byType[acl.ResourceType]
+		if r == nil {
+			r = &resourceACLs{literal: map[string][]metadata.ACL{}, prefixed: map[string][]metadata.ACL{}}
+			a.byType[acl.ResourceType] = r
+		}
+		switch acl.PatternType {
+		case metadata.PatternLiteral:
+			r.literal[acl.ResourceName] = append(r.literal[acl.ResourceName], acl)
+		case metadata.PatternPrefixed:
+			r.prefixed[acl.ResourceName] = append(r.prefixed[acl.ResourceName], acl)
+			r.longestPrefix = max(r.longestPrefix, len(acl.ResourceName))
+		}
+	}
+	return a
+}
+
+// Action is one operation on one resource, by Kafka's codes.
+type Action struct {
+	Operation    int8
+	ResourceType int8
+	ResourceName string
+}
+
+// Authorize reports whether principal ("Type:Name"), connected from host
+// (an address), may perform the action.
+func (a *Authorizer) Authorize(principal, host string, act Action) bool {
+	if a.superUsers[principal] {
+		return true
+	}
+	r := a.byType[act.ResourceType]
+	if r == nil {
+		return a.allowIfNoACL
+	}
+	var found, allowed bool
+	check := func(acls []metadata.ACL) (denied bool) {
+		for _, acl := range acls {
+			found = true
+			switch result(acl, principal, host, act.Operation) {
+			case metadata.PermissionDeny:
+				return true
+			case metadata.PermissionAllow:
+				allowed = true
+			}
+		}
+		return false
+	}
+	if check(r.literal[act.ResourceName]) || (act.ResourceName != metadata.ACLWildcard && check(r.literal[metadata.ACLWildcard])) {
+		return false
+	}
+	for n := min(len(act.ResourceName), r.longestPrefix); n > 0; n-- {
+		if check(r.prefixed[act.ResourceName[:n]]) {
+			return false
+		}
+	}
+	if !found {
+		return a.allowIfNoACL
+	}
+	return allowed
+}
+
+// result is what one ACL says about an action: PermissionDeny,
+// PermissionAllow, or PermissionUnknown when it does not apply, as
+// StandardAuthorizerData.findResult.
+func result(acl metadata.ACL, principal, host string, op int8) int8 {
+	if acl.Principal != principal && acl.Principal != wildcardPrincipal {
+		return metadata.PermissionUnknown
+	}
+	if !acl.HostMatches(host) {
+		return metadata.PermissionUnknown
+	}
+	if acl.Operation != metadata.OpAll && acl.Operation != op {
+		if acl.PermissionType != metadata.PermissionAllow || !implies(acl.Operation, op) {
+			return metadata.PermissionUnknown
+		}
+	}
+	return acl.PermissionType
+}
+
+// implies reports whether an ALLOW for granted also allows op: READ,
+// WRITE, DELETE and ALTER imply DESCRIBE; ALTER_CONFIGS implies
+// DESCRIBE_CONFIGS.
+func implies(granted, op int8) bool {
+	switch op {
+	case metadata.OpDescribe:
+		return granted == metadata.OpRead || granted == metadata.OpWrite || granted == metadata.OpDelete || granted == metadata.OpAlter
+	case metadata.OpDescribeConfigs:
+		return granted == metadata.OpAlterConfigs
+	}
+	return false
+}

@@ -1,0 +1,102 @@
+package authorizer
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/karst-broker/karst/internal/metadata"
+)
+
+func acl(resourceType int8, name string, pattern int8, principal, host string, op, perm int8) metadata.ACL {
+	return metadata.ACL{ResourceType: resourceType, ResourceName: name, PatternType: pattern, Principal: principal, Host: host, Operation: op, PermissionType: perm}
+}
+
+func topic(op int8, name string) Action {
+	return Action{Operation: op, ResourceType: metadata.ResourceTopic, ResourceName: name}
+}
+
+func TestStandardAuthorizerRules(t *testing.T) {
+	const (
+		lit, pre     = metadata.PatternLiteral, metadata.PatternPrefixed
+		allow, deny  = metadata.PermissionAllow, metadata.PermissionDeny
+		tp, grp      = metadata.ResourceTopic, metadata.ResourceGroup
+		alice, bob   = "User:alice", "User:bob"
+		here, subnet = "192.0.2.1", "192.0.2.0/24"
+	)
+	acls := []metadata.ACL{
+		acl(tp, "orders", lit, alice, "*", metadata.OpRead, allow),
+		acl(tp, "orders", lit, alice, here, metadata.OpWrite, deny),
+		acl(tp, "pay", pre, alice, subnet, metadata.OpWrite, allow),
+		acl(tp, "payments-secret", lit, "User:*", "*", metadata.OpAll, deny),
+		acl(tp, "*", lit, bob, "*", metadata.OpDescribe, allow),
+		acl(tp, "cfg", lit, alice, "*", metadata.OpAlterConfigs, allow),
+		acl(tp, "noread", lit, alice, "*", metadata.OpRead, deny),
+		acl(tp, "noread", lit, alice, "*", metadata.OpAll, allow),
+		acl(grp, "g", lit, alice, "*", metadata.OpRead, allow),
+	}
+	az := New(Settings{SuperUsers: ParseSuperUsers("User:admin; User:ops")}, acls)
+	open := New(Settings{AllowIfNoACL: true}, acls)
+	for _, c := range []struct {
+		name      string
+		az        *Authorizer
+		principal string
+		host      string
+		act       Action
+		want      bool
+	}{
+		{"an ALLOW", az, alice, here, topic(metadata.OpRead, "orders"), true},
+		{"no ACL for the operation", az, alice, here, topic(metadata.OpDelete, "orders"), false},
+		{"READ implies DESCRIBE", az, alice, here, topic(metadata.OpDescribe, "orders"), true},
+		{"a DENY on this host", az, alice, here, topic(metadata.OpWrite, "orders"), false},
+		{"a prefixed ALLOW in the CIDR block", az, alice, "192.0.2.200", topic(metadata.OpWrite, "payments"), true},
+		{"a prefixed ALLOW outside the block", az, alice, "198.51.100.1", topic(metadata.OpWrite, "payments"), false},
+		{"a prefix longer than the name", az, alice, here, topic(metadata.OpWrite, "pa"), false},
+		{"DENY ALL for every user beats the prefix", az, alice, here, topic(metadata.OpWrite, "payments-secret"), false},
+		{"the wildcard resource", az, bob, here, topic(metadata.OpDescribe, "anything"), true},
+		{"DESCRIBE does not imply READ", az, bob, here, topic(metadata.OpRead, "anything"), false},
+		{"ALTER_CONFIGS implies DESCRIBE_CONFIGS", az, alice, here, topic(metadata.OpDescribeConfigs, "cfg"), true},
+		{"ALTER_CONFIGS does not imply DESCRIBE", az, alice, here, topic(metadata.OpDescribe, "cfg"), false},
+		{"DENY READ beats ALLOW ALL", az, alice, here, topic(metadata.OpRead, "noread"), false},
+		{"a DENY READ denies no DESCRIBE", az, alice, here, topic(metadata.OpDescribe, "noread"), true},
+		{"another principal", az, "User:carol", here, topic(metadata.OpRead, "orders"), false},
+		{"a super user", az, "User:ops", here, topic(metadata.OpDelete, "payments-secret"), true},
+		// bob's wildcard ACL gives every topic ACLs, so none is ACL-less.
+		{"no ACL on the resource, denied by default", az, alice, here, Action{metadata.OpRead, metadata.ResourceCluster, metadata.ClusterResourceName}, false},
+		{"no ACL on the resource, allowed by the setting", open, alice, here, Action{metadata.OpRead, metadata.ResourceCluster, metadata.ClusterResourceName}, true},
+		{"a resource with ACLs is not open", open, "User:carol", here, topic(metadata.OpRead, "orders"), false},
+		{"a group", az, alice, here, Action{metadata.OpDescribe, grp, "g"}, true},
+		{"a group without ACLs under allow.everyone", open, alice, here, Action{metadata.OpRead, grp, "other"}, true},
+	} {
+		if got := c.az.Authorize(c.principal, c.host, c.act); got != c.want {
+			t.Errorf("%s: %s from %s %+v: %v, want %v", c.name, c.principal, c.host, c.act, got, c.want)
+		}
+	}
+}
+
+// BenchmarkAuthorize measures one check against n ACLs on distinct
+// topics, the checked topic's ACL literal or prefixed.
+func BenchmarkAuthorize(b *testing.B) {
+	for _, pattern := range []int8{metadata.PatternLiteral, metadata.PatternPrefixed} {
+		for _, n := range []int{10, 1_000, 100_000} {
+			acls := make([]metadata.ACL, n)
+			for i := range acls {
+				acls[i] = acl(metadata.ResourceTopic, fmt.Sprintf("topic-%06d", i), pattern, fmt.Sprintf("User:u%d", i%100), "*", metadata.OpRead, metadata.PermissionAllow)
+			}
+			az := New(Settings{}, acls)
+			name := fmt.Sprintf("topic-%06d", n/2)
+			if pattern == metadata.PatternPrefixed {
+				name += "-events"
+			}
+			principal := fmt.Sprintf("User:u%d", (n/2)%100)
+			label := map[int8]string{metadata.PatternLiteral: "literal", metadata.PatternPrefixed: "prefixed"}[pattern]
+			b.Run(fmt.Sprintf("%s/acls=%d", label, n), func(b *testing.B) {
+				act := topic(metadata.OpRead, name)
+				for b.Loop() {
+					if !az.Authorize(principal, "192.0.2.1", act) {
+						b.Fatal("denied")
+					}
+				}
+			})
+		}
+	}
+}
