@@ -51,6 +51,9 @@ type classicGroup struct {
 	unapplied []*unappliedWrite
 	// txn is the offsets of open transactions (txn_offsets.go).
 	txn groupTxnOffsets
+	// durableConsumer is the KIP-848 group as its durable records make
+	// it, what reads see (consumer_durable.go); nil when there is none.
+	durableConsumer *consumerGroup
 }
 
 func newClassicGroup(c *Coordinator, id string, now time.Time) *classicGroup {

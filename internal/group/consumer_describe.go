@@ -32,8 +32,10 @@ type ConsumerGroupDescription struct {
 	Members         []ConsumerMemberDescription
 }
 
-// DescribeConsumerGroups describes consumer-protocol groups; an unknown
-// id, or one of a classic group with members, is GROUP_ID_NOT_FOUND.
+// DescribeConsumerGroups describes consumer-protocol groups as their
+// durable records make them; an unknown id, one whose first records are
+// not durable yet, or one of a classic group with members, is
+// GROUP_ID_NOT_FOUND.
 func (c *Coordinator) DescribeConsumerGroups(ids []string) []ConsumerGroupDescription {
 	out := make([]ConsumerGroupDescription, 0, len(ids))
 	for _, id := range ids {
@@ -42,9 +44,9 @@ func (c *Coordinator) DescribeConsumerGroups(ids []string) []ConsumerGroupDescri
 			d.Err, d.ErrMessage = err, ""
 		} else if holder := c.group(id, false); holder != nil {
 			holder.mu.Lock()
-			if g := c.consumerGroupOf(holder, false); g != nil && len(holder.members) == 0 {
+			if g := holder.committedConsumerGroup(); g != nil && len(holder.members) == 0 {
 				d = g.describe()
-			} else if holder.state != Dead {
+			} else if holder.state != Dead && c.consumerGroupOf(holder, false) == nil {
 				d.ErrMessage = "Group " + id + " is not a consumer group."
 			}
 			holder.mu.Unlock()

@@ -159,7 +159,7 @@ func (g *consumerGroup) persist(view TopicView, touched ...*consumerMember) (Dur
 	if len(recs) == 0 {
 		return nil, nil // nothing to wait for
 	}
-	wait, err := c.append(g.id, recs)
+	wait, err := g.holder.appendConsumerRecords(recs, ids)
 	if err != nil {
 		c.logger.Warn("writing consumer group records", "group", g.id, "err", err)
 		// Forget what was not written, so the next change writes it.
@@ -224,7 +224,7 @@ func (c *Coordinator) yieldToClassic(holder *classicGroup) {
 	if g == nil || g.active() {
 		return
 	}
-	if _, err := c.append(holder.id, g.tombstones()); err != nil {
+	if _, err := holder.appendRecords(g.tombstones()); err != nil {
 		c.logger.Warn("writing consumer group tombstones", "group", holder.id, "err", err)
 	}
 	c.dropConsumerGroup(holder)

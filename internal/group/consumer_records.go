@@ -30,6 +30,7 @@ func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) bool 
 	}
 	holder.mu.Lock()
 	defer holder.mu.Unlock()
+	holder.replayDurableConsumer(key, value, c.topics())
 	if rec.Tombstone {
 		if c.consumerGroupOf(holder, false) == nil {
 			return true

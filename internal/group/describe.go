@@ -63,10 +63,17 @@ func (c *Coordinator) List(states, types []string) []Listing {
 	for _, g := range c.snapshot() {
 		g.mu.Lock()
 		l := Listing{GroupID: g.id, ProtocolType: g.protocolType, State: g.state.String(), Type: "classic"}
+		// A consumer group is listed as its durable records make it; one
+		// whose first records are not durable yet is not listed.
+		uncommitted := false
 		if cg := c.consumerGroupOf(g, false); cg != nil && len(g.members) == 0 {
-			l = Listing{GroupID: g.id, ProtocolType: "consumer", State: cg.stateName(), Type: "consumer"}
+			if dg := g.committedConsumerGroup(); dg != nil {
+				l = Listing{GroupID: g.id, ProtocolType: "consumer", State: dg.stateName(), Type: "consumer"}
+			} else {
+				uncommitted = true
+			}
 		}
-		dead := g.state == Dead
+		dead := g.state == Dead || uncommitted
 		g.mu.Unlock()
 		if dead || (len(states) > 0 && !containsFold(states, l.State)) || (len(types) > 0 && !containsFold(types, l.Type)) {
 			continue

@@ -104,7 +104,7 @@ func (g *classicGroup) expire(now time.Time, retention time.Duration) {
 	if len(recs) == 0 {
 		return
 	}
-	if _, err := g.appendOffsets(recs); err != nil {
+	if _, err := g.appendRecords(recs); err != nil {
 		g.c.logger.Warn("writing expired offsets", "group", g.id, "err", err)
 		return
 	}

@@ -77,7 +77,7 @@ func (c *Coordinator) CommitOffsets(req CommitRequest) (*kerr.Error, []*kerr.Err
 		recs = append(recs, Record{Key: offsetCommitKey(g.id, o.TopicPartition), Value: offsetCommitValue(co)})
 		stored = append(stored, i)
 	}
-	wait, err := g.appendOffsets(recs)
+	wait, err := g.appendRecords(recs)
 	if err != nil {
 		c.logger.Warn("writing offsets", "group", g.id, "err", err)
 		for _, i := range stored {
@@ -233,7 +233,7 @@ func (c *Coordinator) DeleteOffsets(groupID string, partitions []TopicPartition)
 			recs = append(recs, Record{Key: offsetCommitKey(g.id, tp)})
 		}
 	}
-	wait, err := g.appendOffsets(recs)
+	wait, err := g.appendRecords(recs)
 	if err != nil {
 		return kerr.CoordinatorNotAvailable, nil, noWait
 	}

@@ -7,7 +7,7 @@ import (
 
 // An offset write (commit, deletion, expiry) takes effect records first,
 // as in Kafka's coordinator runtime: the operation builds its records,
-// appendOffsets appends them, and the group's committed offsets change
+// appendRecords appends them, and the group's committed offsets change
 // only when those records are replayed through replayOffset, the function
 // Load replays the log with. The replay waits until the records are
 // durable, so OffsetFetch never answers an offset that a crash right
@@ -21,7 +21,12 @@ type unappliedWrite struct {
 	// records are the offset records appended, decoded once: what is
 	// replayed is the records, as Kafka replays its typed records.
 	records []decoded
-	durable Durable
+	// consumer are the KIP-848 records appended, replayed into the
+	// group's durable consumer view (consumer_durable.go) with the topic
+	// ids they were written with.
+	consumer []Record
+	ids      TopicIDs
+	durable  Durable
 	// err is why the records never became durable; they are dropped,
 	// as Kafka reverts its state to the last committed offset.
 	err error
@@ -36,19 +41,28 @@ var notWaiting = func() context.Context {
 	return ctx
 }()
 
-// appendOffsets appends offset records of the group and queues their
-// replay; the caller holds g.mu. It is the one place offset records are
-// appended and where their durability is signalled: the returned Durable
-// ends once they are durable and replayed, so an answer given after it
-// is seen by the next OffsetFetch.
-func (g *classicGroup) appendOffsets(recs []Record) (Durable, error) {
+// appendRecords appends records of the group and queues the replay of
+// its offset and KIP-848 records; the caller holds g.mu. It is the one
+// place those records are appended and where their durability is
+// signalled: the returned Durable ends once they are durable and
+// replayed, so an answer given after it is seen by the next OffsetFetch
+// or ConsumerGroupDescribe.
+func (g *classicGroup) appendRecords(recs []Record) (Durable, error) {
+	return g.appendConsumerRecords(recs, nil)
+}
+
+// appendConsumerRecords is appendRecords for KIP-848 records that name
+// topics by the ids of ids (nil: the coordinator's own view).
+func (g *classicGroup) appendConsumerRecords(recs []Record, ids TopicIDs) (Durable, error) {
 	wait, err := g.c.append(g.id, recs)
 	if err != nil || len(recs) == 0 {
 		return wait, err
 	}
-	w := &unappliedWrite{durable: wait}
+	w := &unappliedWrite{durable: wait, ids: ids}
 	for _, r := range recs {
-		if d, err := decodeRecord(r.Key, r.Value); err == nil && d.kind == keyOffsetCommit {
+		if isConsumerRecord(r.Key) {
+			w.consumer = append(w.consumer, r)
+		} else if d, err := decodeRecord(r.Key, r.Value); err == nil && d.kind == keyOffsetCommit {
 			w.records = append(w.records, d)
 		}
 	}
@@ -87,6 +101,13 @@ func (g *classicGroup) catchUp() {
 		}
 		for _, d := range w.records {
 			g.replayOffset(d)
+		}
+		ids := w.ids
+		if ids == nil && len(w.consumer) > 0 {
+			ids = g.c.topics()
+		}
+		for _, r := range w.consumer {
+			g.replayDurableConsumer(r.Key, r.Value, ids)
 		}
 	}
 }
