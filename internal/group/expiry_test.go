@@ -72,6 +72,26 @@ func TestExpirySimpleGroupFromCommitTime(t *testing.T) {
 	}
 }
 
+// TestExpiryCountsFromAClientCommitTimestamp: an OffsetCommit v1 commit
+// timestamp is the offset's commit time, as Kafka 3.x kept it, so a
+// simple group's offset committed "50 minutes ago" expires 10 minutes
+// later, while its neighbour committed at the coordinator's time stays.
+func TestExpiryCountsFromAClientCommitTimestamp(t *testing.T) {
+	h := newHarness(t, expiryConfig())
+	h.c.Tick() // schedules the first check
+	req := commit("simple", "", -1, 1, 2)
+	earlier := h.clock.Now().Add(-50 * time.Minute).UnixMilli()
+	req.Offsets[0].CommitTimestamp = &earlier
+	h.c.CommitOffsets(req)
+	h.runFor(5 * time.Minute)
+	wantOffsets(t, h.c, "simple", 1, 2)
+	h.runFor(10 * time.Minute)
+	wantOffsets(t, h.c, "simple", -1, 2)
+	if !h.store.tombstoned(offsetCommitKey("simple", TopicPartition{"t", 0})) {
+		t.Fatal("no tombstone for the offset committed with an earlier timestamp")
+	}
+}
+
 func TestExpiryEmptyGroupCountsFromEmptying(t *testing.T) {
 	h := newHarness(t, expiryConfig())
 	h.c.Tick()

@@ -17,6 +17,10 @@ type OffsetToCommit struct {
 	Offset      int64
 	LeaderEpoch int32
 	Metadata    *string
+	// CommitTimestamp is OffsetCommit v1's client-given commit time (ms),
+	// which Kafka 3.x stored as the offset's commit time, so that expiry
+	// counts from it; nil (or v1's -1) takes the coordinator's clock.
+	CommitTimestamp *int64
 }
 
 // CommitRequest is an OffsetCommit. Generation -1 with no member id is a
@@ -74,6 +78,9 @@ func (c *Coordinator) CommitOffsets(req CommitRequest) (*kerr.Error, []*kerr.Err
 			continue
 		}
 		co := CommittedOffset{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, Metadata: md, CommitTimestamp: now.UnixMilli()}
+		if o.CommitTimestamp != nil {
+			co.CommitTimestamp = *o.CommitTimestamp
+		}
 		recs = append(recs, Record{Key: offsetCommitKey(g.id, o.TopicPartition), Value: offsetCommitValue(co)})
 		stored = append(stored, i)
 	}

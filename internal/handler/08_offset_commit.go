@@ -5,9 +5,10 @@ package handler
 //	v0: no generation or member: a simple commit (0.8.1 kept these in
 //	    ZooKeeper; Karst keeps every version's in __consumer_offsets, so
 //	    OffsetFetch of any version reads them).
-//	v1: generation, member id, and a commit timestamp per partition
-//	    (accepted; Karst expires offsets by offsets.retention.minutes from
-//	    the commit, as v2+ do).
+//	v1: generation, member id, and a commit timestamp per partition:
+//	    other than -1, it is stored as the offset's commit time, as Kafka
+//	    3.x stored it, so offsets.retention.minutes counts from it where
+//	    expiry counts from the commit (simple groups, unsubscribed topics).
 //	Kafka 4 dropped v0–v1 (KIP-896); Karst serves them for 0.8.2 clients.
 //	v2–v4: retention time (ignored, as Kafka ignores it since 2.1).
 //	v3: throttle time.
@@ -70,10 +71,14 @@ func (b *Broker) handleOffsetCommit(_ context.Context, r *Request) Outcome {
 			if v >= 6 {
 				epoch = rp.LeaderEpoch
 			}
-			cr.Offsets = append(cr.Offsets, group.OffsetToCommit{
+			o := group.OffsetToCommit{
 				TopicPartition: group.TopicPartition{Topic: topic.Name, Partition: rp.Partition},
 				Offset:         rp.Offset, LeaderEpoch: epoch, Metadata: rp.Metadata,
-			})
+			}
+			if v == 1 && rp.Timestamp != -1 {
+				o.CommitTimestamp = &rp.Timestamp
+			}
+			cr.Offsets = append(cr.Offsets, o)
 			out = append(out, p)
 		}
 	}
