@@ -16,6 +16,9 @@ cd "$(dirname "$0")"
 # shellcheck source=../lib/matrix.sh
 . ../lib/matrix.sh
 VERSION_TIMEOUT="${OLDCLIENTS_VERSION_TIMEOUT:-120}"
+# datadir.sh names the run, to read its topics again on Kafka 4.4 (OLDCLIENTS_VERIFY_FILE gets the
+# verify arguments).
+RUN_ID="${OLDCLIENTS_RUN_ID:-$RUN_ID}"
 
 if ! ./build.sh > "$WORK/build.log" 2>&1; then
   cat "$WORK/build.log"
@@ -65,5 +68,6 @@ for f in "${KCAT[@]}"; do
   [ "$f" = 0.10.0.0 ] && ts=any || ts=none
   VERIFY+=("kcat-$f:$(topic "kcat-$f"):$ts")
 done
+[ -n "${OLDCLIENTS_VERIFY_FILE:-}" ] && printf '%s\n' "${VERIFY[@]}" > "$OLDCLIENTS_VERIFY_FILE"
 matrix_version "kafka-clients 4.4.0" verify "$VERSION_TIMEOUT" "$WORK/verify.log" "${JAVA[@]}" "${MODERN[@]}" verify "$B" "${VERIFY[@]}"
 matrix_report oldclients "$B"
