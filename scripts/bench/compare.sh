@@ -173,13 +173,15 @@ run_client_mode() {
   failed_line "$mode" "$rc" "$broker" "$rep" "$out"
 }
 
+# (%.0f, not %d: mawk's %d stops at 2^31-1, and 4,000,000 records of 1 KiB
+# are more bytes than that.)
 # perf_produce_line turns kafka-producer-perf-test's last summary line
 # ("2000000 records sent, 196271.6 records/sec (191.67 MB/sec), 121.3 ms avg
 # latency, 702.0 ms max latency, 118 ms 50th, 401 ms 95th, 560 ms 99th,
 # 690 ms 99.9th.") into result fields.
 perf_produce_line() {
   grep 'records sent' | tail -n 1 | tr -d ',()' | awk '{
-    printf "mode=produce client=perf-test record_size=1024 partitions=6 records=%d bytes=%d records_per_s=%s mb_per_s=%s avg_ms=%s max_ms=%s p50_ms=%s p95_ms=%s p99_ms=%s p999_ms=%s",
+    printf "mode=produce client=perf-test record_size=1024 partitions=6 records=%.0f bytes=%.0f records_per_s=%s mb_per_s=%s avg_ms=%s max_ms=%s p50_ms=%s p95_ms=%s p99_ms=%s p999_ms=%s",
       $1, $1 * 1024, $4, $6, $8, $12, $16, $19, $22, $25 }'
 }
 
@@ -189,7 +191,7 @@ perf_produce_line() {
 # result fields; mb_per_s is the fetch rate (without the group join).
 perf_consume_line() {
   awk -F', *' 'NF >= 10 && $3 ~ /^[0-9.]+$/ {
-    printf "mode=consume client=perf-test records=%d bytes=%d mb_per_s=%s records_per_s=%s rebalance_ms=%s fetch_ms=%s total_mb_per_s=%s",
+    printf "mode=consume client=perf-test records=%.0f bytes=%.0f mb_per_s=%s records_per_s=%s rebalance_ms=%s fetch_ms=%s total_mb_per_s=%s",
       $5, $3 * 1048576, $9, $10, $7, $8, $4 }' | tail -n 1
 }
 

@@ -53,6 +53,10 @@ func main() {
 	}
 }
 
+// valuePoolBytes is the random data produce cuts values from: 16 MiB, more
+// than franz-go puts in a request (1 MiB batches, 6 partitions).
+const valuePoolBytes = 16 << 20
+
 // produce sends records of recordSize random bytes as fast as the client
 // takes them (Produce blocks when its buffer is full) and records each
 // acknowledgement's latency from the Produce call.
@@ -66,8 +70,13 @@ func produce(ctx context.Context, brokers, topic string, records int64, recordSi
 		return r
 	}
 	defer cl.Close()
-	value := make([]byte, recordSize)
-	_, _ = rand.Read(value)
+	// Every record gets its own random bytes, slices of a pool larger than
+	// any batch: one value repeated would let snappy (franz-go's default)
+	// shrink each batch many times over, and the brokers would store and
+	// sync a fraction of the bytes counted.
+	pool := make([]byte, max(valuePoolBytes, 4*recordSize))
+	_, _ = rand.Read(pool)
+	slots := len(pool) / recordSize
 
 	var (
 		mu       sync.Mutex
@@ -80,7 +89,8 @@ func produce(ctx context.Context, brokers, topic string, records int64, recordSi
 	for sent := int64(0); sent < records && ctx.Err() == nil; sent++ {
 		wg.Add(1)
 		sentAt := time.Now()
-		cl.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
+		at := int(sent%int64(slots)) * recordSize
+		cl.Produce(ctx, &kgo.Record{Value: pool[at : at+recordSize]}, func(_ *kgo.Record, err error) {
 			defer wg.Done()
 			mu.Lock()
 			defer mu.Unlock()
