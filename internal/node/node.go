@@ -259,6 +259,9 @@ func Start(cfg Config) (n *Node, err error) {
 		interval = 5 * time.Minute
 	}
 	go n.storage.RunRetention(ctx, interval)
+	if cfg.Settings != nil {
+		go n.storage.NewCleaner(storage.CleanerConfigFrom(cfg.Settings)).Run(ctx)
+	}
 	go n.writeCheckpoints(ctx, checkpointInterval(cfg.Settings))
 	go groups.Run(ctx, groupTickInterval)
 	if cfg.Settings != nil {

@@ -26,6 +26,9 @@ func LogConfig(broker *config.Broker, tc *config.TopicConfig) klog.Config {
 	cfg.RetentionTime = millis(tc.RetentionMs)
 	cfg.RetentionBytes = tc.RetentionBytes
 	cfg.RetentionOff = !tc.Delete
+	cfg.Compaction = klog.CompactionConfig{Compact: tc.Compact, MinCleanableDirtyRatio: tc.MinCleanableDirtyRatio,
+		MinCompactionLag: millis(tc.MinCompactionLagMs), MaxCompactionLag: millis(tc.MaxCompactionLagMs),
+		DeleteRetention: millis(tc.DeleteRetentionMs)}
 	// A flush interval at Kafka's default (Long.MAX_VALUE, never) asks for
 	// nothing: it keeps fsync, however it was set.
 	if tc.Configured("flush.messages") && tc.FlushMessages != math.MaxInt64 {

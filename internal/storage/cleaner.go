@@ -1,0 +1,267 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/karst-broker/karst/internal/config"
+	klog "github.com/karst-broker/karst/internal/log"
+)
+
+// CleanerOffsetCheckpointFile is Kafka's file at each log dir root holding,
+// per compacted partition, the offset below which the log is clean.
+const CleanerOffsetCheckpointFile = "cleaner-offset-checkpoint"
+
+// CleanerConfig is the broker's log cleaner configuration (Kafka's
+// CleanerConfig).
+type CleanerConfig struct {
+	Enable            bool          // log.cleaner.enable
+	Threads           int           // log.cleaner.threads
+	DedupeBufferBytes int64         // log.cleaner.dedupe.buffer.size, shared by the threads
+	LoadFactor        float64       // log.cleaner.io.buffer.load.factor
+	MaxIOBytesPerSec  float64       // log.cleaner.io.max.bytes.per.second
+	Backoff           time.Duration // log.cleaner.backoff.ms: the sleep when nothing is cleanable
+}
+
+// CleanerConfigFrom reads the log.cleaner.* keys of a broker configuration.
+func CleanerConfigFrom(b *config.Broker) CleanerConfig {
+	return CleanerConfig{
+		Enable:            b.Bool("log.cleaner.enable"),
+		Threads:           int(b.Int("log.cleaner.threads")),
+		DedupeBufferBytes: b.Long("log.cleaner.dedupe.buffer.size"),
+		LoadFactor:        b.Double("log.cleaner.io.buffer.load.factor"),
+		MaxIOBytesPerSec:  b.Double("log.cleaner.io.max.bytes.per.second"),
+		Backoff:           millis(b.Long("log.cleaner.backoff.ms")),
+	}
+}
+
+// Cleaner runs the log cleaner threads over the Manager's compacted
+// partitions (Kafka's LogCleaner with its LogCleanerManager): each thread
+// takes the dirtiest partition not being cleaned whose dirty ratio passed
+// min.cleanable.dirty.ratio or whose max.compaction.lag.ms has passed,
+// cleans it, and records the new first dirty offset in its log dir's
+// cleaner-offset-checkpoint. A partition whose cleaning fails is marked
+// uncleanable and skipped until the broker restarts; the broker goes on.
+type Cleaner struct {
+	m       *Manager
+	cfg     CleanerConfig
+	limiter *rate.Limiter // nil: unthrottled
+	now     func() time.Time
+
+	mu          sync.Mutex
+	inProgress  map[klog.TopicPartition]bool
+	uncleanable map[klog.TopicPartition]error
+	// checkpoints: log dir -> partition -> first dirty offset.
+	checkpoints map[string]map[klog.TopicPartition]int64
+	last        []klog.CleanStats // of each pass, newest last (bounded)
+	maxDirty    float64           // highest dirty ratio seen by the last choice
+}
+
+// NewCleaner prepares the cleaner of m's partitions, reading each log dir's
+// cleaner-offset-checkpoint.
+func (m *Manager) NewCleaner(cfg CleanerConfig) *Cleaner {
+	c := &Cleaner{m: m, cfg: cfg, now: time.Now, inProgress: map[klog.TopicPartition]bool{},
+		uncleanable: map[klog.TopicPartition]error{}, checkpoints: map[string]map[klog.TopicPartition]int64{}}
+	if cfg.Threads < 1 {
+		c.cfg.Threads = 1
+	}
+	if cfg.MaxIOBytesPerSec > 0 && cfg.MaxIOBytesPerSec < math.MaxInt64 {
+		c.limiter = rate.NewLimiter(rate.Limit(cfg.MaxIOBytesPerSec), max(int(cfg.MaxIOBytesPerSec), 1<<20))
+	}
+	for _, dir := range m.Dirs() {
+		offsets, err := klog.ReadOffsetCheckpoint(filepath.Join(dir, CleanerOffsetCheckpointFile))
+		if err != nil {
+			m.logger.Warn("reading the cleaner offset checkpoint; cleaning from the log start", "dir", dir, "err", err)
+		}
+		if offsets == nil {
+			offsets = map[klog.TopicPartition]int64{}
+		}
+		c.checkpoints[dir] = offsets
+	}
+	return c
+}
+
+// Run runs the cleaner threads until ctx ends (nothing when
+// log.cleaner.enable is false).
+func (c *Cleaner) Run(ctx context.Context) {
+	if !c.cfg.Enable {
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < c.cfg.Threads; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.thread(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+func (c *Cleaner) thread(ctx context.Context) {
+	for ctx.Err() == nil {
+		if c.CleanFilthiest(ctx) {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(c.cfg.Backoff):
+		}
+	}
+}
+
+// CleanFilthiest cleans the dirtiest cleanable partition once, reporting
+// whether there was one (Kafka's CleanerThread.tryCleanFilthiestLog).
+func (c *Cleaner) CleanFilthiest(ctx context.Context) bool {
+	p, section, ok := c.grabFilthiest()
+	if !ok {
+		return false
+	}
+	defer func() {
+		c.mu.Lock()
+		delete(c.inProgress, p.TopicPartition)
+		c.mu.Unlock()
+	}()
+	settings := klog.CleanerSettings{DedupeBufferBytes: c.cfg.DedupeBufferBytes / int64(c.cfg.Threads),
+		LoadFactor: c.cfg.LoadFactor, Throttle: c.throttle}
+	stats, err := p.Log.Clean(ctx, section, settings, c.now())
+	switch {
+	case errors.Is(err, klog.ErrCleaningAborted) || ctx.Err() != nil:
+		return true
+	case err != nil:
+		c.m.logger.Error("cleaning failed; the partition is marked uncleanable", "partition", p.TopicPartition.String(), "err", err)
+		c.mu.Lock()
+		c.uncleanable[p.TopicPartition] = err
+		c.mu.Unlock()
+		return true
+	}
+	c.m.logger.Info("cleaned log", "partition", p.TopicPartition.String(), "firstDirty", section.FirstDirty,
+		"cleanedTo", stats.EndOffset, "readBytes", stats.BytesRead, "writtenBytes", stats.BytesWritten,
+		"messagesRead", stats.MessagesRead, "messagesRetained", stats.MessagesRetained, "elapsed", stats.Elapsed)
+	c.mu.Lock()
+	if c.checkpoints[p.Dir] == nil {
+		c.checkpoints[p.Dir] = map[klog.TopicPartition]int64{}
+	}
+	c.checkpoints[p.Dir][p.TopicPartition] = stats.EndOffset
+	c.last = append(c.last, stats)
+	if len(c.last) > 16 {
+		c.last = c.last[1:]
+	}
+	c.mu.Unlock()
+	if err := c.writeCheckpoint(p.Dir); err != nil {
+		c.m.logger.Error("writing the cleaner offset checkpoint", "dir", p.Dir, "err", err)
+		if c.m.failures != nil {
+			c.m.failures.MaybeAddOfflineLogDir(p.Dir, "Error while writing the cleaner offset checkpoint in dir "+p.Dir, err)
+		}
+	}
+	return true
+}
+
+// grabFilthiest is Kafka's LogCleanerManager.grabFilthiestCompactedLog:
+// of the compacted partitions not in progress nor uncleanable, those with
+// something cleanable whose max.compaction.lag.ms passed or whose dirty
+// ratio is above min.cleanable.dirty.ratio; the one with the highest ratio
+// is marked in progress and returned.
+func (c *Cleaner) grabFilthiest() (*Partition, klog.Cleanable, bool) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	type candidate struct {
+		p *Partition
+		s klog.Cleanable
+	}
+	var best *candidate
+	c.maxDirty = 0
+	for _, p := range c.m.All() {
+		cfg := p.Log.Config().Compaction
+		if !cfg.Compact || p.Log.Offline() || c.inProgress[p.TopicPartition] || c.uncleanable[p.TopicPartition] != nil {
+			continue
+		}
+		checkpoint := int64(-1)
+		if off, ok := c.checkpoints[p.Dir][p.TopicPartition]; ok {
+			checkpoint = off
+		}
+		s := p.Log.CleanableSection(checkpoint, now)
+		ratio := s.DirtyRatio()
+		c.maxDirty = max(c.maxDirty, ratio)
+		if !(s.CompactionDelay > 0 && s.DirtyBytes > 0) && ratio <= cfg.MinCleanableDirtyRatio {
+			continue
+		}
+		if best == nil || ratio > best.s.DirtyRatio() {
+			best = &candidate{p, s}
+		}
+	}
+	if best == nil {
+		return nil, klog.Cleanable{}, false
+	}
+	c.inProgress[best.p.TopicPartition] = true
+	return best.p, best.s, true
+}
+
+func (c *Cleaner) throttle(ctx context.Context, n int) error {
+	if c.limiter == nil {
+		return nil
+	}
+	for n > 0 {
+		step := min(n, c.limiter.Burst())
+		if err := c.limiter.WaitN(ctx, step); err != nil {
+			return err
+		}
+		n -= step
+	}
+	return nil
+}
+
+// writeCheckpoint writes dir's cleaner-offset-checkpoint with the
+// partitions still in that dir.
+func (c *Cleaner) writeCheckpoint(dir string) error {
+	present := map[klog.TopicPartition]bool{}
+	for _, p := range c.m.All() {
+		if p.Dir == dir {
+			present[p.TopicPartition] = true
+		}
+	}
+	c.mu.Lock()
+	out := map[klog.TopicPartition]int64{}
+	for tp, off := range c.checkpoints[dir] {
+		if present[tp] {
+			out[tp] = off
+		}
+	}
+	c.mu.Unlock()
+	return klog.WriteOffsetCheckpoint(filepath.Join(dir, CleanerOffsetCheckpointFile), out)
+}
+
+// CleanerStatus is what the cleaner reports (Kafka's LogCleaner metrics).
+type CleanerStatus struct {
+	MaxDirtyPercent      float64  // max-dirty-percent
+	Uncleanable          []string // the partitions whose cleaning failed
+	LastPass             *klog.CleanStats
+	CleanerRecopyPercent float64 // cleaner-recopy-percent of the last pass
+}
+
+// Status reports the cleaner's state.
+func (c *Cleaner) Status() CleanerStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := CleanerStatus{MaxDirtyPercent: 100 * c.maxDirty}
+	for tp := range c.uncleanable {
+		st.Uncleanable = append(st.Uncleanable, tp.String())
+	}
+	sort.Strings(st.Uncleanable)
+	if n := len(c.last); n > 0 {
+		last := c.last[n-1]
+		st.LastPass = &last
+		if last.BytesRead > 0 {
+			st.CleanerRecopyPercent = 100 * float64(last.BytesWritten) / float64(last.BytesRead)
+		}
+	}
+	return st
+}
