@@ -163,7 +163,7 @@ func TestProduceMagicZeroTakesTheTopicsTimestampType(t *testing.T) {
 }
 
 // TestProduceRefusesCorruptMessageSets: a bad CRC, a wrapper inside a
-// wrapper, a truncated message refuse the whole set with
+// wrapper, inner offsets going backwards, a truncated message refuse the whole set with
 // CORRUPT_MESSAGE, and nothing of it is appended, even the good messages
 // before the fault; zstd, which the old formats lack, is
 // UNSUPPORTED_COMPRESSION_TYPE.
@@ -181,6 +181,7 @@ func TestProduceRefusesCorruptMessageSets(t *testing.T) {
 		return w
 	}
 	nested := wrap(record.CodecGzip, wrap(record.CodecSnappy, good))
+	backwards := wrap(record.CodecGzip, append(legacytest.Message(1, 1, 0, 1, nil, []byte("a")), legacytest.Message(0, 1, 0, 1, nil, []byte("b"))...))
 	zstd := legacytest.Message(0, 1, int8(record.CodecZstd), 1, nil, []byte("x"))
 	for _, c := range []struct {
 		name string
@@ -189,6 +190,7 @@ func TestProduceRefusesCorruptMessageSets(t *testing.T) {
 	}{
 		{"bad CRC after a good message", append(bytes.Clone(good), badCRC...), kerr.CorruptMessage.Code},
 		{"nested wrapper", nested, kerr.CorruptMessage.Code},
+		{"inner offsets backwards", backwards, kerr.CorruptMessage.Code},
 		{"truncated", good[:len(good)-3], kerr.CorruptMessage.Code},
 		{"a v2 batch on Produce v2", mustBatch(t), kerr.CorruptMessage.Code},
 		{"zstd", zstd, kerr.UnsupportedCompressionType.Code},

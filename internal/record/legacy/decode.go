@@ -30,11 +30,10 @@ type Set struct {
 
 // Decode reads a whole MessageSet as a Produce request carries it: every
 // message complete and its CRC right, one magic throughout, wrappers opened
-// (at most maxDecompressed bytes in all), no wrapper inside a wrapper. Any
-// fault refuses the whole set. Inner offsets are not checked: the log assigns
-// offsets, and Kafka rewrote rather than refused wrappers whose inner offsets
-// are wrong, since real clients write them so (0.8.2's producer writes 0 for
-// every inner message).
+// (at most maxDecompressed bytes in all), no wrapper inside a wrapper, inner
+// offsets never going backwards. Any fault refuses the whole set. Repeated
+// inner offsets are taken, since the log assigns offsets anyway and real
+// clients write them so: 0.8.2's producer writes 0 for every inner message.
 func Decode(data []byte, maxDecompressed int) (Set, error) {
 	var s Set
 	if maxDecompressed <= 0 {
@@ -82,6 +81,7 @@ func Decode(data []byte, maxDecompressed int) (Set, error) {
 func (s *Set) appendInner(inner []byte, magic int8, wrapperTime bool, wrapperTimestamp int64) error {
 	var m Message
 	count := 0
+	last := int64(-1)
 	for len(inner) > 0 {
 		n, err := parseMessage(inner, &m)
 		if errors.Is(err, ErrPartialMessage) {
@@ -97,6 +97,10 @@ func (s *Set) appendInner(inner []byte, magic int8, wrapperTime bool, wrapperTim
 		if m.Codec() != record.CodecNone {
 			return ErrNestedWrapper
 		}
+		if count > 0 && m.Offset < last {
+			return ErrInnerOffsets
+		}
+		last = m.Offset
 		count++
 		ts := m.Timestamp
 		if wrapperTime {

@@ -108,19 +108,18 @@ func TestMagicOneWrapperLogAppendTimeStampsItsMessages(t *testing.T) {
 	}
 }
 
-// TestDecodeTakesAnyInnerOffsets: inner offsets that repeat (0.8.2's
-// producer writes 0 for every inner message) or go backwards are taken, in
-// the order the wrapper holds them, as Kafka took them: it rewrote such
-// wrappers, since the log assigns offsets anyway.
-func TestDecodeTakesAnyInnerOffsets(t *testing.T) {
+// TestDecodeTakesRepeatedInnerOffsets: inner offsets that repeat (0.8.2's
+// producer writes 0 for every inner message) are taken, in the order the
+// wrapper holds them, since the log assigns offsets anyway.
+func TestDecodeTakesRepeatedInnerOffsets(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		set  []byte
 	}{
 		{"all zero, magic 0", wrapper(t, 0, record.CodecSnappy, 1, 0,
 			append(guideMessage(0, 0, 0, 0, nil, []byte("a")), guideMessage(0, 0, 0, 0, nil, []byte("b"))...))},
-		{"backwards, magic 1", wrapper(t, 1, record.CodecGzip, 1, 1,
-			append(guideMessage(1, 1, 0, 1, nil, []byte("a")), guideMessage(0, 1, 0, 1, nil, []byte("b"))...))},
+		{"all zero, magic 1", wrapper(t, 1, record.CodecGzip, 1, 1,
+			append(guideMessage(0, 1, 0, 1, nil, []byte("a")), guideMessage(0, 1, 0, 1, nil, []byte("b"))...))},
 	} {
 		s, err := Decode(c.set, 0)
 		if err != nil {
@@ -139,6 +138,8 @@ func TestDecodeRefusesWhatKafkaRefuses(t *testing.T) {
 	badMagic := guideMessage(0, 2, 0, 1, nil, nil)
 	inner := guideMessage(0, 1, 0, 1, nil, []byte("x"))
 	nested := wrapper(t, 1, record.CodecGzip, 0, 1, wrapper(t, 1, record.CodecGzip, 0, 1, inner))
+	backwards := wrapper(t, 1, record.CodecGzip, 1, 1,
+		append(guideMessage(1, 1, 0, 1, nil, []byte("a")), guideMessage(0, 1, 0, 1, nil, []byte("b"))...))
 	mixed := append(bytes.Clone(good), guideMessage(0, 0, 0, 0, nil, []byte("v"))...)
 	zstd := guideMessage(0, 1, int8(record.CodecZstd), 1, nil, []byte("whatever"))
 	empty := wrapper(t, 1, record.CodecGzip, 0, 1, nil)
@@ -150,6 +151,7 @@ func TestDecodeRefusesWhatKafkaRefuses(t *testing.T) {
 		{"bad CRC", badCRC, ErrBadCRC},
 		{"magic 2", badMagic, ErrBadMagic},
 		{"nested wrapper", nested, ErrNestedWrapper},
+		{"inner offsets backwards", backwards, ErrInnerOffsets},
 		{"mixed magic", mixed, ErrMixedMagic},
 		{"zstd", zstd, ErrUnsupportedCodec},
 		{"empty wrapper", empty, ErrEmptyWrapper},

@@ -30,6 +30,7 @@ var (
 	ErrBadCRC        = errors.New("legacy: message CRC does not match")
 	ErrBadMagic      = errors.New("legacy: magic is neither 0 nor 1")
 	ErrNestedWrapper = errors.New("legacy: a compressed message inside a compressed message")
+	ErrInnerOffsets  = errors.New("legacy: inner offsets of a compressed message go backwards")
 	ErrMixedMagic    = errors.New("legacy: messages of different magic in one set")
 	ErrEmptyWrapper  = errors.New("legacy: compressed message holds no messages")
 	// ErrUnsupportedCodec is zstd (or an unknown codec) in a format before
