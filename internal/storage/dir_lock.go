@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // LockFile is the file Kafka locks in each log dir so that one process at a
@@ -24,21 +23,24 @@ type DirLock struct {
 	file *os.File
 }
 
-// LockLogDir takes the lock on dir's .lock file without waiting. flock
-// locks belong to the open file, so a second LockLogDir in the same process
-// fails too, and the kernel releases the lock when the process dies.
+// LockLogDir takes the lock on dir's .lock file without waiting (see
+// tryLockFile for the kind of lock); the kernel releases it when the
+// process dies. A lock another process or Node holds is ErrLogDirLocked,
+// which stops the start as in Kafka; any other error is the dir's.
 func LockLogDir(dir string) (*DirLock, error) {
 	path := filepath.Join(dir, LockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("log dir %s: %w", dir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	held, err := tryLockFile(f)
+	switch {
+	case held:
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("failed to acquire lock on file %s in %s: a Karst instance in another process or thread is using this directory: %w",
-				LockFile, dir, ErrLogDirLocked)
-		}
+		return nil, fmt.Errorf("failed to acquire lock on file %s in %s: a Karst or Kafka instance in another process or thread is using this directory: %w",
+			LockFile, dir, ErrLogDirLocked)
+	case err != nil:
+		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	return &DirLock{file: f}, nil
