@@ -8,13 +8,19 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/karst-broker/karst/karsttest"
 )
 
+const standardAuthorizer = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+
+// startACLBroker starts a broker with the authorizer on, whose PLAINTEXT
+// clients (User:ANONYMOUS) are super users.
 func startACLBroker(t *testing.T) *karsttest.Broker {
 	t.Helper()
-	return karsttest.Start(t, karsttest.WithConfig("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"))
+	return karsttest.Start(t, karsttest.WithConfig("authorizer.class.name", standardAuthorizer),
+		karsttest.WithConfig("super.users", "User:ANONYMOUS"))
 }
 
 func rawClient(t *testing.T, addr string) *kgo.Client {
@@ -161,5 +167,55 @@ func TestACLsRefused(t *testing.T) {
 	unknown.Operation, unknown.PermissionType = kmsg.ACLOperationUnknown, kmsg.ACLPermissionTypeAny
 	if _, err := unknown.RequestWith(ctx, cl); err == nil {
 		t.Fatal("an UNKNOWN operation filter was answered")
+	}
+}
+
+// TestACLAPIsNeedClusterAccess checks the ACL APIs' own authorization
+// over SASL/PLAIN: alice is refused CLUSTER_AUTHORIZATION_FAILED until the
+// super user grants her ALTER on the cluster (which implies the DESCRIBE
+// that DescribeAcls needs), and refused again under a DENY.
+func TestACLAPIsNeedClusterAccess(t *testing.T) {
+	b := startSASLBroker(t, karsttest.WithConfig("authorizer.class.name", standardAuthorizer),
+		karsttest.WithConfig("super.users", "User:admin"))
+	addr := b.ListenerAddr("SASL_PLAINTEXT")
+	admin := kadm.NewClient(saslClient(t, addr, plain.Auth{User: "admin", Pass: "admin-secret"}.AsMechanism()))
+	alice := kadm.NewClient(saslClient(t, addr, plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism()))
+	ctx := testContext(t)
+	topicACL := kadm.NewACLs().Allow("User:alice").AllowHosts().Topics("t").Operations(kadm.OpRead).ResourcePatternType(kadm.ACLPatternLiteral)
+	describeAll := kadm.NewACLs().AnyResource().Allow().Deny().AllowHosts().DenyHosts().Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny)
+
+	created, err := alice.CreateACLs(ctx, topicACL)
+	if err != nil || len(created) != 1 || !errors.Is(created[0].Err, kerr.ClusterAuthorizationFailed) {
+		t.Fatalf("alice creating without ALTER: %v %+v", err, created)
+	}
+	described, err := alice.DescribeACLs(ctx, describeAll)
+	if err != nil || !errors.Is(described[0].Err, kerr.ClusterAuthorizationFailed) {
+		t.Fatalf("alice describing without DESCRIBE: %v %+v", err, described)
+	}
+
+	grant := kadm.NewACLs().Allow("User:alice").AllowHosts("127.0.0.0/8").Clusters().Operations(kadm.OpAlter).ResourcePatternType(kadm.ACLPatternLiteral)
+	if created, err := admin.CreateACLs(ctx, grant); err != nil || created[0].Err != nil {
+		t.Fatalf("admin granting ALTER: %v %+v", err, created)
+	}
+	if created, err := alice.CreateACLs(ctx, topicACL); err != nil || created[0].Err != nil {
+		t.Fatalf("alice creating with ALTER: %v %+v", err, created)
+	}
+	described, err = alice.DescribeACLs(ctx, describeAll)
+	if err != nil || countDescribed(t, described) != 2 {
+		t.Fatalf("alice describing with ALTER (implying DESCRIBE): %v %+v", err, described)
+	}
+
+	deny := kadm.NewACLs().Deny("User:alice").DenyHosts().Clusters().Operations(kadm.OpAlter).ResourcePatternType(kadm.ACLPatternLiteral)
+	if created, err := admin.CreateACLs(ctx, deny); err != nil || created[0].Err != nil {
+		t.Fatalf("admin denying ALTER: %v %+v", err, created)
+	}
+	deleted, err := alice.DeleteACLs(ctx, topicACL)
+	if err != nil || len(deleted) != 1 || !errors.Is(deleted[0].Err, kerr.ClusterAuthorizationFailed) {
+		t.Fatalf("alice deleting under a DENY: %v %+v", err, deleted)
+	}
+	// A DENY of ALTER leaves the DESCRIBE that the ALLOW implies: a DENY
+	// implies nothing.
+	if described, err = alice.DescribeACLs(ctx, describeAll); err != nil || countDescribed(t, described) != 3 {
+		t.Fatalf("alice describing under a DENY of ALTER: %v %+v", err, described)
 	}
 }

@@ -78,8 +78,9 @@ type Options struct {
 
 // Broker is what every handler reaches the rest of Karst through.
 type Broker struct {
-	opts   Options
-	logger *slog.Logger
+	opts          Options
+	logger        *slog.Logger
+	authorization authorization
 }
 
 // NewBroker returns the handler layer over the given options.
@@ -109,6 +110,9 @@ func NewBroker(opts Options) *Broker {
 
 // Handle runs api's handler for r.
 func (b *Broker) Handle(ctx context.Context, api *API, r *Request) Outcome {
+	if out, refused := b.refused(api, r); refused {
+		return out
+	}
 	return api.handle(b, ctx, r)
 }
 

@@ -2,7 +2,6 @@ package handler
 
 import (
 	"context"
-	"net"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -28,14 +27,10 @@ func code(err *kerr.Error) int16 {
 
 // clientHost is the client's address as Kafka reports it: "/ip".
 func clientHost(c *Conn) string {
-	if c == nil || c.RemoteAddr == "" {
-		return ""
+	if host := remoteHost(c); host != "" {
+		return "/" + host
 	}
-	host, _, err := net.SplitHostPort(c.RemoteAddr)
-	if err != nil {
-		host = c.RemoteAddr
-	}
-	return "/" + host
+	return ""
 }
 
 // clientID is the request header's client id.
