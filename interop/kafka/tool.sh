@@ -23,6 +23,7 @@ case "$TOOL" in
   kafka-metadata-quorum)     MAIN=org.apache.kafka.tools.MetadataQuorumCommand ;;
   kafka-cluster)             MAIN=org.apache.kafka.tools.ClusterTool ;;
   kafka-log-dirs)            MAIN=org.apache.kafka.tools.LogDirsCommand ;;
+  kafka-acls)                MAIN=org.apache.kafka.tools.AclCommand ;;
   *) echo "tool.sh: unknown tool $TOOL" >&2; exit 2 ;;
 esac
 ensure_kafka_jars

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# kafka-acls (Kafka 4.4's AclCommand, via interop/kafka/tool.sh) adding, listing and removing ACLs on
+# a Karst of its own: built from this checkout, on a free 127.0.0.1 port and a temporary data
+# directory, with the StandardAuthorizer on and User:ANONYMOUS a super user. Prints PASS/FAIL per
+# check and the closing line "interop-acls: N passed, M failed".
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$HERE/../.."
+TOOL="$HERE/../kafka/tool.sh"
+WORK="$(mktemp -d /tmp/interop-acls.XXXXXX)"
+KARST_PID=""
+trap '[ -n "$KARST_PID" ] && { kill "$KARST_PID" 2> /dev/null; wait "$KARST_PID" 2> /dev/null; }; rm -rf "$WORK"' EXIT
+PASSED=0; FAILED=0
+
+check() {
+  local name="$1" fn="$2"
+  if "$fn" > "$WORK/$name.log" 2>&1; then
+    PASSED=$((PASSED + 1)); echo "PASS $name"
+  else
+    FAILED=$((FAILED + 1)); echo "FAIL $name"; sed 's/^/     /' "$WORK/$name.log" | tail -n 25
+  fi
+}
+acls() { timeout 60 "$TOOL" kafka-acls --bootstrap-server "$B" "$@"; }
+
+(cd "$ROOT" && go build -o "$WORK/karst" ./cmd/karst) || exit 1
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+B="127.0.0.1:$PORT"
+"$WORK/karst" serve --override "listeners=PLAINTEXT://$B" --override "log.dirs=$WORK/data" \
+  --override authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer \
+  --override super.users=User:ANONYMOUS > "$WORK/karst.log" 2>&1 &
+KARST_PID=$!
+if ! timeout 30 bash -c "until (: > /dev/tcp/127.0.0.1/$PORT) 2> /dev/null; do sleep 0.1; done"; then
+  echo "karst did not listen on $B"; cat "$WORK/karst.log"; exit 1
+fi
+
+acls_add() {
+  acls --add --allow-principal User:alice --operation Read --operation Write --topic orders &&
+  acls --add --deny-principal User:mallory --deny-host 10.0.0.0/8 --operation All --resource-pattern-type prefixed --group pay- &&
+  acls --add --allow-principal User:alice --operation Alter --cluster &&
+  acls --add --allow-principal User:alice --operation Write --transactional-id tx-1
+}
+
+acls_list() {
+  local out
+  out=$(acls --list) || return 1
+  echo "$out"
+  grep -q "ResourcePattern(resourceType=TOPIC, name=orders, patternType=LITERAL)" <<< "$out" &&
+  grep -q "(principal=User:alice, host=\*, operation=READ, permissionType=ALLOW)" <<< "$out" &&
+  grep -q "(principal=User:alice, host=\*, operation=WRITE, permissionType=ALLOW)" <<< "$out" &&
+  grep -q "ResourcePattern(resourceType=GROUP, name=pay-, patternType=PREFIXED)" <<< "$out" &&
+  grep -q "(principal=User:mallory, host=10.0.0.0/8, operation=ALL, permissionType=DENY)" <<< "$out" &&
+  grep -q "ResourcePattern(resourceType=CLUSTER, name=kafka-cluster, patternType=LITERAL)" <<< "$out" &&
+  grep -q "ResourcePattern(resourceType=TRANSACTIONAL_ID, name=tx-1, patternType=LITERAL)" <<< "$out"
+}
+
+acls_list_match() {
+  local out
+  out=$(acls --list --group pay-42 --resource-pattern-type match) || return 1
+  echo "$out"
+  grep -q "name=pay-, patternType=PREFIXED" <<< "$out"
+}
+
+acls_remove() {
+  local out
+  acls --remove --force --allow-principal User:alice --operation Read --topic orders || return 1
+  out=$(acls --list --topic orders) || return 1
+  echo "$out"
+  grep -q "operation=WRITE" <<< "$out" && ! grep -q "operation=READ" <<< "$out"
+}
+
+check acls_add acls_add
+check acls_list acls_list
+check acls_list_match acls_list_match
+check acls_remove acls_remove
+echo "interop-acls: $PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
