@@ -74,6 +74,17 @@ func (c *Coordinator) consumerGroupOf(holder *classicGroup, create bool) *consum
 	return g
 }
 
+// setConsumerGroup makes g the consumer state of holder's id; the caller
+// holds holder.mu.
+func (c *Coordinator) setConsumerGroup(holder *classicGroup, g *consumerGroup) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.consumer.groups == nil {
+		c.consumer.groups = map[string]*consumerGroup{}
+	}
+	c.consumer.groups[holder.id] = g
+}
+
 // activeConsumerGroup returns the consumer group with members for the
 // holder, or nil; the caller holds holder.mu.
 func (c *Coordinator) activeConsumerGroup(holder *classicGroup) *consumerGroup {
@@ -131,21 +142,47 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 		// not, and answers as Kafka does with the policy "disabled".
 		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Cannot upgrade classic group %s to consumer group because online upgrade is disabled.", req.GroupID))
 	}
+	// Records of earlier writes that failed since are dropped first, so
+	// the heartbeat is checked against the group as it is now.
+	holder.catchUp()
 	existed := c.consumerGroupOf(holder, false) != nil
-	g := c.consumerGroupOf(holder, req.MemberEpoch == 0)
-	if g == nil {
+	live := c.consumerGroupOf(holder, req.MemberEpoch == 0)
+	if live == nil {
 		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Group %s is not a consumer group", req.GroupID))
 	}
-	if !existed && (holder.protocolType != "" || holder.generation > 0) {
+	res := c.consumerHeartbeat(holder, live, req, compiled, cfg, !existed)
+	if cur := c.consumerGroupOf(holder, false); cur != nil && !cur.epochWritten {
+		// A group none of whose records were written does not exist.
+		c.dropConsumerGroup(holder)
+	}
+	return res
+}
+
+// consumerHeartbeat validates a heartbeat against the live group, works
+// its changes out on a copy, and writes them (consumer_write.go); the
+// caller holds holder.mu. created: the group is new to this heartbeat.
+func (c *Coordinator) consumerHeartbeat(holder *classicGroup, live *consumerGroup, req ConsumerHeartbeat, compiled *regexp.Regexp, cfg ConsumerConfig, created bool) ConsumerHeartbeatResult {
+	fail := func(err *kerr.Error, msg string) ConsumerHeartbeatResult {
+		return ConsumerHeartbeatResult{Err: err, ErrMessage: msg, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
+	}
+	var first []Record
+	converting := created && (holder.protocolType != "" || holder.generation > 0)
+	if converting {
 		// An empty classic group becomes a consumer group: its metadata is
 		// deleted, as Kafka does; its offsets stay.
-		g.pendingRecords = append(g.pendingRecords, Record{Key: groupMetadataKey(holder.id)})
-		holder.generation, holder.protocolType, holder.protocol, holder.leader = 0, "", "", ""
+		first = append(first, Record{Key: groupMetadataKey(holder.id)})
 	}
+	converted := func(res ConsumerHeartbeatResult) ConsumerHeartbeatResult {
+		if converting && res.Err == nil {
+			holder.generation, holder.protocolType, holder.protocol, holder.leader = 0, "", "", ""
+		}
+		return res
+	}
+	g := live.clone()
 	now := c.clock.Now()
 	if req.MemberEpoch < 0 {
 		c.logger.Info("member leaving consumer group", "group", req.GroupID, "member", req.MemberID, "member_epoch", req.MemberEpoch)
-		return g.leave(req)
+		return converted(live.leave(g, req, first))
 	}
 	m := g.members[req.MemberID]
 	bumped := false
@@ -182,14 +219,17 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 		m.rebalanceTimeout = req.RebalanceTimeout
 	}
 	m.sessionDeadline = now.Add(cfg.SessionTimeout)
-	before := partitionsOf(m.assigned)
+	var before []TopicPartition
+	if old := live.members[m.id]; old != nil {
+		before = partitionsOf(old.assigned)
+	}
 	g.computeTarget()
 	g.reconcile(m, req.Owned, req.OwnedSent, now)
-	wait, err := g.persist(req.Topics, m)
+	wait, err := live.write(g, req.Topics, first, m.id)
 	if err != nil {
 		// Kafka fails the heartbeat when its records are not written (the
 		// state they carry is not answered); the member asks again with
-		// what it had, and the retry writes what this one could not.
+		// what it had.
 		return fail(kerr.CoordinatorNotAvailable, "")
 	}
 	res := ConsumerHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch, HeartbeatInterval: cfg.HeartbeatInterval, Wait: wait}
@@ -198,7 +238,7 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	if req.MemberEpoch == 0 || req.Full || !slices.Equal(before, partitionsOf(m.assigned)) {
 		res.Assignment = cloneAssignment(m.assigned)
 	}
-	return res
+	return converted(res)
 }
 
 // join admits a member with epoch 0: a new one, a static member coming
@@ -286,11 +326,12 @@ func (m *consumerMember) updateSubscription(req ConsumerHeartbeat, compiled *reg
 }
 
 // leave handles epoch -1 (leave) and -2 (a static member leaving for a
-// while, keeping its assignment for its instance id).
-func (g *consumerGroup) leave(req ConsumerHeartbeat) ConsumerHeartbeatResult {
-	m := g.members[req.MemberID]
+// while, keeping its assignment for its instance id), working on next, a
+// copy of g.
+func (g *consumerGroup) leave(next *consumerGroup, req ConsumerHeartbeat, first []Record) ConsumerHeartbeatResult {
+	m := next.members[req.MemberID]
 	if m == nil && req.InstanceID != nil {
-		m = g.members[g.static[*req.InstanceID]]
+		m = next.members[next.static[*req.InstanceID]]
 	}
 	if m == nil {
 		return ConsumerHeartbeatResult{Err: kerr.UnknownMemberID, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
@@ -302,12 +343,12 @@ func (g *consumerGroup) leave(req ConsumerHeartbeat) ConsumerHeartbeatResult {
 		// was revoking.
 		m.left, m.epoch = true, -2
 		m.revoking, m.state, m.revokeDeadline = MemberAssignment{}, memberStable, time.Time{}
-		wait, err = g.persist(req.Topics, m)
+		wait, err = g.write(next, req.Topics, first, m.id)
 	} else {
-		g.removeMember(m)
-		g.refreshMetadata(req.Topics)
-		g.computeTarget()
-		wait, err = g.persist(req.Topics)
+		next.removeMember(m)
+		next.refreshMetadata(req.Topics)
+		next.computeTarget()
+		wait, err = g.write(next, req.Topics, first)
 	}
 	if err != nil {
 		return ConsumerHeartbeatResult{Err: kerr.CoordinatorNotAvailable, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
@@ -327,34 +368,36 @@ func (c *Coordinator) tickConsumerGroups(now time.Time) {
 	view := c.topics()
 	for _, g := range groups {
 		g.holder.mu.Lock()
-		g.tick(now, view)
+		g.holder.catchUp()
+		if cur := c.consumerGroupOf(g.holder, false); cur != nil {
+			cur.tick(now, view)
+		}
 		g.holder.mu.Unlock()
 	}
 }
 
 func (g *consumerGroup) tick(now time.Time, view Topics) {
 	ids := make([]string, 0, len(g.members))
-	for id := range g.members {
-		ids = append(ids, id)
+	for id, m := range g.members {
+		if due(m.sessionDeadline, now) || m.state == memberUnrevoked && due(m.revokeDeadline, now) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return
 	}
 	slices.Sort(ids)
-	removed := false
+	next := g.clone()
 	for _, id := range ids {
-		m := g.members[id]
-		if due(m.sessionDeadline, now) || m.state == memberUnrevoked && due(m.revokeDeadline, now) {
-			g.removeMember(m)
-			removed = true
-		}
+		next.removeMember(next.members[id])
 	}
-	if removed {
-		var tv TopicView
-		if view != nil {
-			tv = view
-			g.refreshMetadata(tv)
-		}
-		g.computeTarget()
-		g.persist(tv)
+	var tv TopicView
+	if view != nil {
+		tv = view
+		next.refreshMetadata(tv)
 	}
+	next.computeTarget()
+	g.write(next, tv, nil)
 }
 
 // validateConsumerCommit checks an OffsetCommit against a consumer

@@ -33,7 +33,7 @@ func (g *classicGroup) replayDurableConsumer(key, value []byte, ids TopicIDs) {
 		}
 		g.durableConsumer = newConsumerGroup(g)
 	}
-	g.durableConsumer.replay(rec, value, ids, g.c.consumerConfig(g.id), g.c.clock.Now())
+	g.durableConsumer.replay(rec, ids, g.c.consumerConfig(g.id), g.c.clock.Now())
 }
 
 // committedConsumerGroup is the consumer group as its durable records
@@ -41,4 +41,40 @@ func (g *classicGroup) replayDurableConsumer(key, value []byte, ids TopicIDs) {
 func (g *classicGroup) committedConsumerGroup() *consumerGroup {
 	g.catchUp()
 	return g.durableConsumer
+}
+
+// revertConsumer sets the group's live KIP-848 state back to its durable
+// view with the records still awaiting durability replayed over it, when
+// records the live state had replayed never became durable: Kafka
+// reverts its timeline to the last committed offset the same way. The
+// members keep their session deadlines. The caller holds g.mu.
+func (g *classicGroup) revertConsumer() {
+	live := g.c.consumerGroupOf(g, false)
+	next := newConsumerGroup(g)
+	if g.durableConsumer != nil {
+		next = g.durableConsumer.clone()
+	}
+	cfg, now := g.c.consumerConfig(g.id), g.c.clock.Now()
+	for _, w := range g.unapplied {
+		if w == nil || w.err != nil {
+			continue
+		}
+		ids := w.ids
+		if ids == nil {
+			ids = g.c.topics()
+		}
+		for _, r := range w.consumer {
+			if rec, ok, err := decodeConsumerRecord(r.Key, r.Value); ok && err == nil {
+				next.replay(rec, ids, cfg, now)
+			}
+		}
+	}
+	if !next.epochWritten {
+		g.c.dropConsumerGroup(g)
+		return
+	}
+	if live != nil {
+		next.adoptDeadlines(live)
+	}
+	g.c.setConsumerGroup(g, next)
 }

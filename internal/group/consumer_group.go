@@ -33,10 +33,9 @@ type consumerGroup struct {
 	// at the first look at the topics whether they changed meanwhile.
 	countsPending bool
 	loadedHash    int64
-	// persisted is what was last written (consumer_persist.go);
-	// pendingRecords go first with the next write.
-	persisted      persistedGroup
-	pendingRecords []Record
+	// epochWritten: a ConsumerGroupMetadata record of the group was
+	// replayed, so the group exists in the log.
+	epochWritten bool
 }
 
 // memberState is a member's reconciliation state (Kafka's MemberState).

@@ -57,7 +57,7 @@ type consumerHarness struct {
 
 func newConsumerHarness(t *testing.T, topics fakeTopics) *consumerHarness {
 	clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
-	return &consumerHarness{t: t, clock: clock, c: New(testConfig(), Options{Clock: clock}), topics: topics}
+	return &consumerHarness{t: t, clock: clock, c: New(testConfig(), Options{Clock: clock, Topics: topics}), topics: topics}
 }
 
 func (h *consumerHarness) join(id string, topics ...string) (*cclient, ConsumerHeartbeatResult) {

@@ -48,43 +48,27 @@ func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) bool 
 		holder.transition(Empty, now)
 	}
 	g := c.consumerGroupOf(holder, true)
-	g.replay(rec, value, c.topics(), c.consumerConfig(holder.id), now)
+	g.replay(rec, c.topics(), c.consumerConfig(holder.id), now)
 	return true
 }
 
-func (g *consumerGroup) replay(rec consumerRecord, value []byte, ids TopicIDs, cfg ConsumerConfig, now time.Time) {
-	p := &g.persisted
-	if p.members == nil {
-		p.members = map[string]*persistedMember{}
-	}
-	pm := func() *persistedMember {
-		x := p.members[rec.Member]
-		if x == nil {
-			x = &persistedMember{}
-			p.members[rec.Member] = x
-		}
-		return x
-	}
+func (g *consumerGroup) replay(rec consumerRecord, ids TopicIDs, cfg ConsumerConfig, now time.Time) {
 	switch rec.Type {
 	case keyConsumerGroupMetadata:
 		g.epoch, g.loadedHash, g.countsPending = rec.Epoch, rec.MetadataHash, true
 		g.partitionCounts = map[string]int32{}
-		p.written, p.epoch = true, rec.Epoch
+		g.epochWritten = true
 	case keyConsumerGroupTargetMetadata:
 		if rec.Tombstone {
 			rec.Epoch = 0
 		}
-		g.assignmentEpoch, p.assignmentEpoch = rec.Epoch, rec.Epoch
+		g.assignmentEpoch = rec.Epoch
 	case keyConsumerGroupTargetMember:
 		if rec.Tombstone {
 			delete(g.target, rec.Member)
-			if x := p.members[rec.Member]; x != nil {
-				x.target = nil
-			}
 			return
 		}
 		g.target[rec.Member] = fromTopicPartitions(rec.Target, ids)
-		pm().target = value
 	case keyConsumerGroupMemberMetadata:
 		if rec.Tombstone {
 			if m := g.members[rec.Member]; m != nil {
@@ -93,7 +77,6 @@ func (g *consumerGroup) replay(rec consumerRecord, value []byte, ids TopicIDs, c
 					delete(g.static, *m.instanceID)
 				}
 			}
-			delete(p.members, rec.Member)
 			g.chooseAssignor()
 			return
 		}
@@ -121,16 +104,12 @@ func (g *consumerGroup) replay(rec consumerRecord, value []byte, ids TopicIDs, c
 			m.serverAssignor = *v.ServerAssignor
 		}
 		g.chooseAssignor()
-		pm().meta = value
 	case keyConsumerGroupCurrentAssignment:
 		m := g.members[rec.Member]
 		if rec.Tombstone {
 			if m != nil {
 				m.epoch, m.prevEpoch, m.state, m.left = 0, 0, memberStable, false
 				m.assigned, m.revoking = MemberAssignment{}, MemberAssignment{}
-			}
-			if x := p.members[rec.Member]; x != nil {
-				x.current = nil
 			}
 			return
 		}
@@ -151,7 +130,6 @@ func (g *consumerGroup) replay(rec consumerRecord, value []byte, ids TopicIDs, c
 		if m.state == memberUnrevoked {
 			m.revokeDeadline = now.Add(m.rebalanceTimeout)
 		}
-		pm().current = value
 	}
 }
 

@@ -69,12 +69,18 @@ func (g *classicGroup) appendConsumerRecords(recs []Record, ids TopicIDs) (Durab
 	g.unapplied = append(g.unapplied, w)
 	g.catchUp()
 	return func(ctx context.Context) error {
-		if err := wait(ctx); err != nil {
+		err := wait(ctx)
+		if ctx.Err() != nil && err != nil {
 			return err
 		}
+		// A write that failed is dropped now, and the group's state
+		// reverted, before its answer is sent.
 		g.mu.Lock()
 		g.catchUp()
 		g.mu.Unlock()
+		if err != nil {
+			return err
+		}
 		return w.err
 	}, nil
 }
@@ -94,6 +100,9 @@ func (g *classicGroup) catchUp() {
 		if err != nil {
 			w.err = err
 			g.c.logger.Warn("offset records never became durable; dropped", "group", g.id, "err", err)
+			if len(w.consumer) > 0 {
+				g.revertConsumer()
+			}
 			continue
 		}
 		if g.state == Dead {
