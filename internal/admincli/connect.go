@@ -2,10 +2,12 @@ package admincli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/karst-broker/karst/internal/config"
@@ -80,12 +82,42 @@ func (c *connection) options(s Streams, extra ...kgo.Opt) ([]kgo.Opt, error) {
 }
 
 // client connects with the flags; close it when done.
-func (c *connection) client(s Streams, extra ...kgo.Opt) (*kgo.Client, error) {
+func (c *connection) client(ctx context.Context, s Streams, extra ...kgo.Opt) (*kgo.Client, error) {
 	opts, err := c.options(s, extra...)
 	if err != nil {
 		return nil, err
 	}
-	return kgo.NewClient(opts...)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.waitForBroker(ctx, cl); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return cl, nil
+}
+
+// waitForBroker waits, within --timeout, while the bootstrap servers
+// refuse connections, as Kafka's admin client waits for a broker that is
+// still starting (`karst serve &` followed by a command is the quickstart);
+// kgo fails at once on a refused dial.
+func (c *connection) waitForBroker(ctx context.Context, cl *kgo.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	backoff := 20 * time.Millisecond
+	for {
+		err := cl.Ping(ctx)
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return nil // reachable, or failing in a way the command reports
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
 }
 
 // admin is the cluster's kadm client and the context bounded by --timeout.
@@ -114,7 +146,7 @@ func (c *connection) parseAndConnect(ctx context.Context, f *flags, args []strin
 }
 
 func (c *connection) connectAdmin(ctx context.Context, s Streams) (*admin, func(), error) {
-	cl, err := c.client(s)
+	cl, err := c.client(ctx, s)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -89,7 +89,7 @@ records are read as a member of that consumer group, from its committed offsets
 		}
 		opts = append(opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: partitions}))
 	}
-	cl, err := conn.client(s, opts...)
+	cl, err := conn.client(ctx, s, opts...)
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ go to the partition Kafka's Java client picks (murmur2 of the key).`)
 	if *partition >= 0 {
 		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	}
-	cl, err := conn.client(s, opts...)
+	cl, err := conn.client(ctx, s, opts...)
 	if err != nil {
 		return err
 	}
