@@ -40,6 +40,7 @@ var Commands = []Command{
 	{"group", "list, describe (with lag), reset offsets of and delete consumer groups", runGroup},
 	{"config", "get and set topic, broker and group configs", runConfig},
 	{"cluster", "show the cluster id, controller and brokers", runCluster},
+	{"user", "list, describe, set and delete SCRAM users", runUser},
 }
 
 // Run runs the command with its arguments and returns the exit status.
