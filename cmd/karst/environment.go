@@ -12,7 +12,7 @@ const envPrefix = "KARST_"
 // binary's own switch and those Karst's tests and scripts pass to the
 // broker's environment. Apache Kafka's image keeps the same kind of list
 // (KafkaDockerWrapper's ExcludeServerPropsEnv: KAFKA_HEAP_OPTS, ...).
-var notConfigVariables = []string{exitWithParentEnv, "KARST_BIN", "KARST_ARGS", "KARST_PID", "KARST_PIDS", "KARST_BOOTSTRAP", "KARST_SOAK"}
+var notConfigVariables = []string{exitWithParentEnv, "KARST_BIN", "KARST_ARGS", "KARST_PID", "KARST_PIDS", "KARST_BOOTSTRAP", "KARST_SOAK", "KARST_ARTIFACTS"}
 
 // notConfigPrefixes are the prefixes of the test and script variables.
 var notConfigPrefixes = []string{"KARST_TEST_", "KARST_KILL_", "KARST_BENCH_", "KARST_TXN_", "KARST_KAFKA_", "KARST_RDKAFKA_", "KARST_GROUP_MEMBER", "KARST_CAPTURE_", "KARST_REWRITE_"}

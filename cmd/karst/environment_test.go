@@ -35,6 +35,7 @@ func TestEnvironmentOverridesTakeOnlyBrokerVariables(t *testing.T) {
 		"KARST_TEST_LOG=debug",
 		"KARST_KILL_CYCLES=50",
 		"KARST_BIN=/tmp/karst",
+		"KARST_ARTIFACTS=/tmp/ci-artifacts",
 	})
 	want := []string{"advertised.listeners=PLAINTEXT://host:9092=x", "log.dirs=/var/lib/karst", "num.partitions=3"}
 	if !slices.Equal(got, want) {
