@@ -4,7 +4,7 @@
 // with their partition.metadata, removes the directories of deleted topics,
 // keeps aside as "-stray" (never deletes) directories holding a topic the
 // metadata does not know, locks the log dir against a second process,
-// keeps the log dir's root checkpoint files, and runs retention.
+// keeps the log dir's root checkpoint files, and runs retention and the log cleaner.
 //
 // Lookups (Get) read an immutable map swapped atomically on each change, so
 // the produce and fetch paths never take a lock here.

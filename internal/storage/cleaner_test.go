@@ -1,0 +1,94 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/record"
+)
+
+func keyed(t *testing.T, key, value string) []byte {
+	t.Helper()
+	b, err := record.Build(nil, record.BatchHeader{BaseTimestamp: 1, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1},
+		[]record.Record{{Key: []byte(key), Value: []byte(value)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestCleanerPicksCompactedPartitionsAndCheckpoints: of a compacted topic,
+// a delete-only topic and __consumer_offsets, only the compacted topic is
+// cleaned; its cleaned offset lands in cleaner-offset-checkpoint in
+// Kafka's format, is read back by a new cleaner, and a partition cleaned
+// to its dirty end is not picked again.
+func TestCleanerPicksCompactedPartitionsAndCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	cfgFor := func(topic string) klog.Config {
+		c := klog.DefaultConfig()
+		c.SegmentBytes = 200
+		c.SegmentIndexBytes = 4096
+		c.FileDeleteDelay = 0
+		c.Compaction = klog.CompactionConfig{Compact: topic != "plain", MinCleanableDirtyRatio: 0.5, DeleteRetention: time.Hour}
+		return c
+	}
+	m, err := Open(dir, cfgFor, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var specs []Spec
+	for i, topic := range []string{"compacted", "plain", "__consumer_offsets"} {
+		specs = append(specs, Spec{TopicPartition: klog.TopicPartition{Topic: topic, Partition: 0}, TopicID: klog.TopicID{byte(i + 1)}})
+	}
+	if err := m.Reconcile(specs); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		p, _ := m.Get(s.Topic, 0)
+		for i := 0; i < 20; i++ {
+			if _, err := p.Log.Append(keyed(t, fmt.Sprintf("k%d", i%2), fmt.Sprint(i)), klog.AppendOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sizes := map[string]int64{}
+	for _, s := range specs {
+		p, _ := m.Get(s.Topic, 0)
+		sizes[s.Topic] = p.Log.Size()
+	}
+	c := m.NewCleaner(CleanerConfig{Enable: true, Threads: 1, DedupeBufferBytes: 1 << 20, LoadFactor: 0.9})
+	if !c.CleanFilthiest(context.Background()) {
+		t.Fatal("nothing was cleaned")
+	}
+	if c.CleanFilthiest(context.Background()) {
+		t.Fatal("a second partition was cleaned: only one topic is compacted outside the coordinators' topics")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, CleanerOffsetCheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.Get("compacted", 0)
+	bases := p.Log.SegmentBaseOffsets()
+	want := fmt.Sprintf("0\n1\ncompacted 0 %d\n", bases[len(bases)-1])
+	if string(data) != want {
+		t.Fatalf("checkpoint %q, want %q", data, want)
+	}
+	if again := m.NewCleaner(CleanerConfig{Enable: true, Threads: 1, DedupeBufferBytes: 1 << 20}); again.CleanFilthiest(context.Background()) {
+		t.Fatal("a new cleaner did not start from the checkpoint")
+	}
+	for topic, size := range sizes {
+		q, _ := m.Get(topic, 0)
+		if cleaned := q.Log.Size() < size; cleaned != (topic == "compacted") {
+			t.Fatalf("%s: %d bytes before the cleaner, %d after", topic, size, q.Log.Size())
+		}
+	}
+	if st := c.Status(); st.LastPass == nil || len(st.Uncleanable) != 0 || st.CleanerRecopyPercent <= 0 || st.CleanerRecopyPercent >= 100 {
+		t.Fatalf("status %+v", st)
+	}
+}
