@@ -173,7 +173,7 @@ func (l *Log) Clean(ctx context.Context, c Cleanable, set CleanerSettings, now t
 		return stats, err
 	}
 	if err := l.buildOffsetMap(ctx, view, c, offsets, capacity, set, &stats); err != nil {
-		return stats, err
+		return stats, l.abortedIfChanged(view, err)
 	}
 	end := offsets.latestOffset + 1
 	if end <= c.FirstDirty {
@@ -184,7 +184,7 @@ func (l *Log) Clean(ctx context.Context, c Cleanable, set CleanerSettings, now t
 		offsets: offsets, txns: txns, roundEnd: c.FirstUncleanable, lastOfProducer: view.lastOfProducer}
 	for _, group := range groupSegments(view, end, c.FirstUncleanable) {
 		if err := l.cleanGroup(ctx, view, group, f, set, &stats); err != nil {
-			return stats, err
+			return stats, l.abortedIfChanged(view, err)
 		}
 	}
 	stats.EndOffset = end
@@ -231,6 +231,24 @@ func (l *Log) cleanerView(firstDirty, firstUncleanable int64) (*cleanerView, err
 	}
 	v.aborted = l.collectAbortedTxns(nil, 0, 0, firstUncleanable)
 	return v, nil
+}
+
+// abortedIfChanged turns err into ErrCleaningAborted when the log no
+// longer holds all of the view's segments (retention, DeleteRecords or a
+// truncation removed one while it was read): that is no fault of the
+// partition's data.
+func (l *Log) abortedIfChanged(v *cleanerView, err error) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed.Load() {
+		return fmt.Errorf("%w: %v", ErrCleaningAborted, err)
+	}
+	for _, s := range v.segments {
+		if !containsSegment(l.segments, s) {
+			return fmt.Errorf("%w: %v", ErrCleaningAborted, err)
+		}
+	}
+	return err
 }
 
 // lastOfProducer: b holds an active producer's last sequence (its last

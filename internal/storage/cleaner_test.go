@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +91,61 @@ func TestCleanerPicksCompactedPartitionsAndCheckpoints(t *testing.T) {
 	}
 	if st := c.Status(); st.LastPass == nil || len(st.Uncleanable) != 0 || st.CleanerRecopyPercent <= 0 || st.CleanerRecopyPercent >= 100 {
 		t.Fatalf("status %+v", st)
+	}
+}
+
+// TestCleanerMarksACorruptPartitionUncleanable: a compacted partition
+// whose segment fails its CRC is reported uncleanable and skipped, the
+// cleaner goes on with the others.
+func TestCleanerMarksACorruptPartitionUncleanable(t *testing.T) {
+	dir := t.TempDir()
+	cfgFor := func(string) klog.Config {
+		c := klog.DefaultConfig()
+		c.SegmentBytes = 200
+		c.SegmentIndexBytes = 4096
+		c.FileDeleteDelay = 0
+		c.Compaction = klog.CompactionConfig{Compact: true, MinCleanableDirtyRatio: 0.5}
+		return c
+	}
+	m, err := Open(dir, cfgFor, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	specs := []Spec{{TopicPartition: klog.TopicPartition{Topic: "bad", Partition: 0}, TopicID: klog.TopicID{1}},
+		{TopicPartition: klog.TopicPartition{Topic: "good", Partition: 0}, TopicID: klog.TopicID{2}}}
+	if err := m.Reconcile(specs); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		p, _ := m.Get(s.Topic, 0)
+		n := 20
+		if s.Topic == "good" {
+			n = 12 // less dirty: picked second
+		}
+		for i := 0; i < n; i++ {
+			if _, err := p.Log.Append(keyed(t, fmt.Sprintf("k%d", i%2), fmt.Sprint(i)), klog.AppendOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bad, _ := m.Get("bad", 0)
+	f, err := os.OpenFile(klog.FileName(bad.Log.Dir(), 0, klog.LogSuffix), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xff}, 70); err != nil { // a record byte: the CRC no longer matches
+		t.Fatal(err)
+	}
+	f.Close()
+	c := m.NewCleaner(CleanerConfig{Enable: true, Threads: 1, DedupeBufferBytes: 1 << 20, LoadFactor: 0.9})
+	for c.CleanFilthiest(context.Background()) {
+	}
+	if st := c.Status(); fmt.Sprint(st.Uncleanable) != "[bad-0]" {
+		t.Fatalf("uncleanable %v, want [bad-0]", st.Uncleanable)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, CleanerOffsetCheckpointFile))
+	if err != nil || !strings.Contains(string(data), "good 0 ") || strings.Contains(string(data), "bad") {
+		t.Fatalf("checkpoint %q (%v): the good partition should be cleaned, the bad one not", data, err)
 	}
 }
