@@ -7,10 +7,13 @@ import (
 	"crypto/x509/pkix"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/security/principal"
 	"github.com/karst-broker/karst/internal/security/tlsconfig"
@@ -89,7 +92,7 @@ func TestEveryConnectionLogsItsPrincipal(t *testing.T) {
 	s, logs := startSSLServer(t, ca, "RULE:^CN=(.*?),OU=(.*?),O=.*$/$1@$2/L,DEFAULT")
 	alice := ca.Client(t, pkix.Name{CommonName: "Alice", OrganizationalUnit: []string{"Eng"}, Organization: []string{"Karst"}})
 	bob := ca.Client(t, pkix.Name{CommonName: "bob", Country: []string{"US"}})
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		conn net.Conn
 		want string
 	}{
@@ -98,6 +101,12 @@ func TestEveryConnectionLogsItsPrincipal(t *testing.T) {
 		{dialSSL(t, s, ca, alice), "listener=SSL principal=User:alice@eng"},
 		{dialSSL(t, s, ca, bob), `listener=SSL principal="User:CN=bob,C=US"`},
 	} {
+		// Each connection names its own client software, so its refused
+		// request is a new one for the once-per-software log.
+		named := kmsg.NewPtrApiVersionsRequest()
+		named.SetVersion(3)
+		named.ClientSoftwareName, named.ClientSoftwareVersion = "probe", strconv.Itoa(i)
+		roundTrip(t, tc.conn, encodeRequest(named, 6), 6)
 		roundTrip(t, tc.conn, frameOf(unservedAPIKey, 0, 7, false, nil), 7)
 		if !strings.Contains(logs.String(), tc.want) {
 			t.Errorf("no log line with %s in:\n%s", tc.want, logs)
