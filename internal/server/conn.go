@@ -264,7 +264,7 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 		return nil, false
 	}
 	if outcome.CloseConnection {
-		c.logger().Info("closing connection as the handler asked (a failed acks=0 produce)", "api", api.Name, "api_version", version)
+		c.logger().Info("closing connection as the handler asked (a failed acks=0 produce, or a request Kafka cannot parse)", "api", api.Name, "api_version", version)
 		return nil, false
 	}
 	p.outcome = outcome

@@ -42,12 +42,22 @@ func seedFrames() [][]byte {
 			if d, ok := req.(interface{ Default() }); ok {
 				d.Default()
 			}
+			parseable(req)
 			req.SetVersion(v)
 			frames = append(frames, requestFrame(req, v, req.IsFlexible()))
 		}
 	}
 	raw, _ := hex.DecodeString("0012674a4f74d28b00096b61666b612d636c69000a6b61666b612d636c6904302e3100")
 	return append(frames, raw)
+}
+
+// parseable gives a default request the fields Kafka needs to parse it:
+// an ACL filter's codes must not be UNKNOWN (0), else the connection closes.
+func parseable(req kmsg.Request) {
+	if d, ok := req.(*kmsg.DescribeACLsRequest); ok {
+		d.ResourceType, d.ResourcePatternType = kmsg.ACLResourceTypeAny, kmsg.ACLResourcePatternTypeAny
+		d.Operation, d.PermissionType = kmsg.ACLOperationAny, kmsg.ACLPermissionTypeAny
+	}
 }
 
 // fuzzBroker is a complete handler layer over a temporary data directory,
