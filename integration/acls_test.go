@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/karst-broker/karst/karsttest"
@@ -217,5 +218,64 @@ func TestACLAPIsNeedClusterAccess(t *testing.T) {
 	// implies nothing.
 	if described, err = alice.DescribeACLs(ctx, describeAll); err != nil || countDescribed(t, described) != 3 {
 		t.Fatalf("alice describing under a DENY of ALTER: %v %+v", err, described)
+	}
+}
+
+// TestACLAPIsAtVersion0: a client that speaks CreateAcls, DescribeAcls and
+// DeleteAcls v0 (before KIP-290 added pattern types) works with LITERAL
+// ACLs only; a PREFIXED ACL made at v3 is neither listed nor deleted at v0.
+func TestACLAPIsAtVersion0(t *testing.T) {
+	b := startACLBroker(t)
+	ctx := testContext(t)
+	adm := aclAdmin(t, b.Addr())
+	if _, err := adm.CreateACLs(ctx, kadm.NewACLs().Allow("User:carol").Topics("pay").Operations(kadm.OpWrite).
+		ResourcePatternType(kadm.ACLPatternPrefixed)); err != nil {
+		t.Fatal(err)
+	}
+	v0 := kversion.Stable()
+	for _, key := range []int16{29, 30, 31} {
+		v0.SetMaxKeyVersion(key, 0)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.MaxVersions(v0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+
+	create := kmsg.NewPtrCreateACLsRequest()
+	c := kmsg.NewCreateACLsRequestCreation()
+	c.ResourceType, c.ResourceName, c.Principal, c.Host = kmsg.ACLResourceTypeTopic, "pay", "User:carol", "*"
+	c.Operation, c.PermissionType = kmsg.ACLOperationRead, kmsg.ACLPermissionTypeAllow
+	create.Creations = append(create.Creations, c)
+	if resp, err := create.RequestWith(ctx, cl); err != nil || resp.Version != 0 || resp.Results[0].ErrorCode != 0 {
+		t.Fatalf("CreateAcls v0: %v %+v", err, resp)
+	}
+
+	describe := kmsg.NewPtrDescribeACLsRequest()
+	describe.ResourceType, describe.Operation, describe.PermissionType = kmsg.ACLResourceTypeAny, kmsg.ACLOperationAny, kmsg.ACLPermissionTypeAny
+	resp, err := describe.RequestWith(ctx, cl)
+	if err != nil || resp.Version != 0 || resp.ErrorCode != 0 {
+		t.Fatalf("DescribeAcls v0: %v %+v", err, resp)
+	}
+	if len(resp.Resources) != 1 || resp.Resources[0].ResourceName != "pay" || len(resp.Resources[0].ACLs) != 1 ||
+		resp.Resources[0].ACLs[0].Operation != kmsg.ACLOperationRead {
+		t.Fatalf("DescribeAcls v0 lists %+v, want the one LITERAL ACL", resp.Resources)
+	}
+
+	del := kmsg.NewPtrDeleteACLsRequest()
+	f := kmsg.NewDeleteACLsRequestFilter()
+	f.ResourceType, f.ResourceName, f.Operation, f.PermissionType = kmsg.ACLResourceTypeTopic, kmsg.StringPtr("pay"), kmsg.ACLOperationAny, kmsg.ACLPermissionTypeAny
+	del.Filters = append(del.Filters, f)
+	if resp, err := del.RequestWith(ctx, cl); err != nil || resp.Version != 0 || len(resp.Results) != 1 || len(resp.Results[0].MatchingACLs) != 1 {
+		t.Fatalf("DeleteAcls v0: %v %+v", err, resp)
+	}
+
+	left, err := adm.DescribeACLs(ctx, kadm.NewACLs().AnyResource().Allow().Deny().AllowHosts().DenyHosts().
+		Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countDescribed(t, left); n != 1 {
+		t.Fatalf("%d ACLs left after the v0 delete, want the PREFIXED one", n)
 	}
 }

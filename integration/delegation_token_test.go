@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
@@ -196,5 +197,35 @@ func TestDelegationTokenExpiredGivesNoSession(t *testing.T) {
 	}
 	if b.SessionsExpired() == expiredBefore {
 		t.Fatal("no session ended as expired")
+	}
+}
+
+// TestDelegationTokenAPIsAtVersion0: a client that speaks the delegation
+// token APIs at v0 (Kafka 1.1's) creates, describes, renews and expires a
+// token; v0 answers as v1 does (v1 only changed when throttling applies).
+func TestDelegationTokenAPIsAtVersion0(t *testing.T) {
+	b := startTokenBroker(t)
+	ctx := testContext(t)
+	v0 := kversion.Stable()
+	for _, key := range []int16{38, 39, 40, 41} {
+		v0.SetMaxKeyVersion(key, 0)
+	}
+	alice := kadm.NewClient(saslClient(t, b.ListenerAddr("SASL_PLAINTEXT"), plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism(),
+		kgo.MaxVersions(v0)))
+	tok, err := alice.CreateDelegationToken(ctx, kadm.CreateDelegationToken{MaxLifetime: time.Hour})
+	if err != nil || tok.Owner.Name != "alice" || len(tok.HMAC) != 64 {
+		t.Fatalf("CreateDelegationToken v0: %+v, %v", tok, err)
+	}
+	if described, err := alice.DescribeDelegationTokens(ctx); err != nil || len(described) != 1 || described[0].TokenID != tok.TokenID {
+		t.Fatalf("DescribeDelegationToken v0: %+v, %v", described, err)
+	}
+	if expiry, err := alice.RenewDelegationToken(ctx, tok.HMAC, time.Minute); err != nil || !expiry.After(time.Now()) {
+		t.Fatalf("RenewDelegationToken v0: %v, %v", expiry, err)
+	}
+	if _, err := alice.ExpireDelegationToken(ctx, tok.HMAC, -time.Millisecond); err != nil {
+		t.Fatalf("ExpireDelegationToken v0: %v", err)
+	}
+	if described, err := alice.DescribeDelegationTokens(ctx); err != nil || len(described) != 0 {
+		t.Fatalf("after expiring at v0: %+v, %v", described, err)
 	}
 }

@@ -1,6 +1,7 @@
 package handler
 
-// DescribeAcls (key 29), versions 1–3 (v2+ flexible).
+// DescribeAcls (key 29), versions 0–3 (v2+ flexible; v0 has no pattern
+// type: its filter is LITERAL, as before KIP-290).
 //
 // Lists the ACLs a filter selects, grouped by resource pattern, as
 // Kafka's AclApis with StandardAuthorizer.acls: ANY codes and null
@@ -18,7 +19,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(29, 1, 3, (*Broker).handleDescribeAcls) }
+func init() { register(29, 0, 3, (*Broker).handleDescribeAcls) }
 
 func (b *Broker) handleDescribeAcls(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.DescribeACLsRequest)

@@ -1,6 +1,7 @@
 package handler
 
-// CreateAcls (key 30), versions 1–3 (v2+ flexible).
+// CreateAcls (key 30), versions 0–3 (v2+ flexible; v0 creates LITERAL
+// patterns only, as before KIP-290).
 //
 // Adds ACLs to __cluster_metadata as AccessControlEntryRecords, each
 // checked as Kafka's AclApis and AclControlManager check them (one result
@@ -18,7 +19,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(30, 1, 3, (*Broker).handleCreateAcls) }
+func init() { register(30, 0, 3, (*Broker).handleCreateAcls) }
 
 func (b *Broker) handleCreateAcls(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.CreateACLsRequest)

@@ -1,6 +1,7 @@
 package handler
 
-// DeleteAcls (key 31), versions 1–3 (v2+ flexible).
+// DeleteAcls (key 31), versions 0–3 (v2+ flexible; v0 filters are
+// LITERAL, as before KIP-290).
 //
 // Removes every ACL any filter selects with RemoveAccessControlEntryRecords
 // and lists, per filter, the ACLs it matched, as Kafka's AclControlManager:
@@ -17,7 +18,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(31, 1, 3, (*Broker).handleDeleteAcls) }
+func init() { register(31, 0, 3, (*Broker).handleDeleteAcls) }
 
 func (b *Broker) handleDeleteAcls(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.DeleteACLsRequest)

@@ -1,6 +1,6 @@
 package handler
 
-// CreateDelegationToken (key 38), versions 1–3 (v2+ flexible; v3 names an
+// CreateDelegationToken (key 38), versions 0–3 (v2+ flexible; v3 names an
 // owner other than the requester, KIP-373).
 //
 // Hands out a delegation token as Kafka's DelegationTokenControlManager:
@@ -25,7 +25,7 @@ import (
 	"github.com/karst-broker/karst/internal/security/principal"
 )
 
-func init() { register(38, 1, 3, (*Broker).handleCreateDelegationToken) }
+func init() { register(38, 0, 3, (*Broker).handleCreateDelegationToken) }
 
 func (b *Broker) handleCreateDelegationToken(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.CreateDelegationTokenRequest)

@@ -1,6 +1,6 @@
 package handler
 
-// RenewDelegationToken (key 39), versions 1–2 (v2 flexible).
+// RenewDelegationToken (key 39), versions 0–2 (v2 flexible).
 //
 // Moves a token's expiry to now plus the asked renew period, no longer
 // than delegation.token.expiry.time.ms and never past the token's max
@@ -16,7 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-func init() { register(39, 1, 2, (*Broker).handleRenewDelegationToken) }
+func init() { register(39, 0, 2, (*Broker).handleRenewDelegationToken) }
 
 func (b *Broker) handleRenewDelegationToken(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.RenewDelegationTokenRequest)

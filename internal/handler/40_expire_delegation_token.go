@@ -1,6 +1,6 @@
 package handler
 
-// ExpireDelegationToken (key 40), versions 1–2 (v2 flexible).
+// ExpireDelegationToken (key 40), versions 0–2 (v2 flexible).
 //
 // Brings a token's expiry forward to now plus the asked period (never
 // past its max timestamp), or removes it at once for a negative period (a
@@ -17,7 +17,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
-func init() { register(40, 1, 2, (*Broker).handleExpireDelegationToken) }
+func init() { register(40, 0, 2, (*Broker).handleExpireDelegationToken) }
 
 func (b *Broker) handleExpireDelegationToken(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.ExpireDelegationTokenRequest)

@@ -1,6 +1,6 @@
 package handler
 
-// DescribeDelegationToken (key 41), versions 1–3 (v2+ flexible; v3 names
+// DescribeDelegationToken (key 41), versions 0–3 (v2+ flexible; v3 names
 // the requester).
 //
 // Lists tokens with their HMACs as Kafka's KafkaApis and
@@ -23,7 +23,7 @@ import (
 	"github.com/karst-broker/karst/internal/security/principal"
 )
 
-func init() { register(41, 1, 3, (*Broker).handleDescribeDelegationToken) }
+func init() { register(41, 0, 3, (*Broker).handleDescribeDelegationToken) }
 
 func (b *Broker) handleDescribeDelegationToken(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.DescribeDelegationTokenRequest)
