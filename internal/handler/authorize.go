@@ -22,10 +22,8 @@ type clusterCheck struct {
 // clusterChecks are the APIs checked before their handler runs. APIs not
 // listed are not yet checked (README "Security: ACLs").
 var clusterChecks = map[int16]clusterCheck{
-	29: {metadata.OpDescribe, func(_ kmsg.Request, code int16) kmsg.Response {
-		resp := kmsg.NewPtrDescribeACLsResponse()
-		resp.ErrorCode = code
-		return resp
+	29: {metadata.OpDescribe, func(req kmsg.Request, code int16) kmsg.Response {
+		return ErrorResponse(req.Key(), req.GetVersion(), code)
 	}},
 	30: {metadata.OpAlter, func(req kmsg.Request, code int16) kmsg.Response {
 		resp := kmsg.NewPtrCreateACLsResponse()
