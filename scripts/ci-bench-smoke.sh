@@ -31,6 +31,9 @@ fail() {
   exit 1
 }
 
+echo "== scripts/bench/report.py's tests"
+timeout 60 python3 scripts/bench/report_test.py || fail "report_test.py failed"
+
 echo "== Go benchmarks, -benchtime=$BENCHTIME"
 # Every package with a benchmark, so new ones join without editing this.
 # -short: a benchmark whose one iteration is large (loading a coordinator

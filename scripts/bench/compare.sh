@@ -270,7 +270,8 @@ for rep in $(seq 1 "$REPS"); do
     fi
     pid="$BROKER_PID"
     sleep 2 # idle means settled after start, not mid-start
-    echo "mode=idle rss_kb=$(rss_kb "$pid") broker=$broker rep=$rep" | tee -a "$RESULTS"
+    version=""; [ "$broker" = kafka ] && version=" version=$(kafka_version "$data")"
+    echo "mode=idle rss_kb=$(rss_kb "$pid") broker=$broker rep=$rep$version" | tee -a "$RESULTS"
     warm_up "$port"
     filled=""
     for mode in $MODES; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# groups-figures.sh [OUTDIR] — consumer-group figures of Karst beside Apache Kafka 4.1.2, measured
+# groups-figures.sh [OUTDIR] — consumer-group figures of Karst beside Apache Kafka $KAFKA_VERSION (4.4.0 unless set), measured
 # on this machine and printed as a Markdown table:
 #   rebalance_ms for groups of 2, 10 and 50 members on one topic of PARTITIONS partitions, with each
 #   protocol of PROTOCOLS: classic (franz-go, cooperative-sticky; JoinGroup/SyncGroup) and consumer

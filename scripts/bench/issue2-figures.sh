@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # issue2-figures.sh [OUTDIR] — the connection-path figures of Karst, with
-# Apache Kafka 4.1.2 beside it, measured on this machine, printed as a
-# Markdown table:
+# Apache Kafka $KAFKA_VERSION (4.4.0 unless set) beside it, measured on this
+# machine, printed as a Markdown table headed with the Kafka version that ran:
 #   RSS idle; RSS with 1,000 and with 10,000 idle connections; ApiVersions
 #   req/s pipelined on one connection and across 64 connections; time from
 #   process start to the first answered ApiVersions.
@@ -28,7 +28,8 @@ for broker in $BROKERS; do
   if "start_$broker" "$data" "$port"; then
     pid="$BROKER_PID"
     sleep "$SETTLE" # idle means settled after start, not mid-start
-    echo "mode=idle rss_kb=$(rss_kb "$pid") broker=$broker" | record
+    version=""; [ "$broker" = kafka ] && version=" version=$(kafka_version "$data")"
+    echo "mode=idle rss_kb=$(rss_kb "$pid") broker=$broker$version" | record
     for n in 1000 10000; do
       timeout 120 "$KARST" bench connections -brokers "127.0.0.1:$port" -pid "$pid" -conns "$n" \
         -tag "broker=$broker" | record

@@ -56,6 +56,13 @@ start_kafka() {
   wait_answering "$port" "$BROKER_PID"
 }
 
+# kafka_version DATA prints the version the Kafka started in DATA logged at start
+# ("Kafka version: 4.4.0" in DATA/logs/server.log): the release that ran, whatever
+# KAFKA_VERSION says; nothing if the log has no such line.
+kafka_version() {
+  sed -n 's/.*Kafka version: \([^ ]*\).*/\1/p' "$1/logs/server.log" 2>/dev/null | head -n 1
+}
+
 # kafka_cmd DATA prints the argv that runs the Kafka that start.sh set up in
 # DATA (already formatted), in the foreground, one per line.
 kafka_cmd() {

@@ -15,7 +15,22 @@ import statistics
 import sys
 
 BROKERS = ["karst", "kafka"]
-NAMES = {"karst": "Karst", "kafka": "Apache Kafka " + os.environ.get("KAFKA_VERSION", "4.4.0")}
+
+
+def names(rows):
+    """The brokers' names for the headings. Kafka's carries the version the broker logged at start
+    (the version= field compare.sh and issue2-figures.sh put on the idle line), so a report says
+    which release was measured; KAFKA_VERSION only when no line records one (older results)."""
+    seen = sorted({r["version"] for r in rows if r.get("broker") == "kafka" and r.get("version")})
+    if seen:
+        kafka = "Apache Kafka " + "/".join(seen)
+    elif os.environ.get("KAFKA_VERSION"):
+        kafka = "Apache Kafka " + os.environ["KAFKA_VERSION"]
+    else:
+        kafka = "Apache Kafka (version not recorded)"
+    return {"karst": "Karst", "kafka": kafka}
+
+
 CPU_PER_GB = ("broker_cpu_s_per_gb", "broker CPU s/GB", 1, False)
 
 # What the summary shows for each case: (key, label, scale, higher_is_better)
@@ -153,7 +168,7 @@ def table(rows):
     reps = sorted({r.get("rep", "") for r in rows})
     out = ["Median of %d run(s) per broker on this machine; ratio = Karst / Kafka "
            "(for rates, above 1 is Karst faster; for times and memory, below 1 is Karst better)." % len(reps),
-           "", "| case | metric | Karst | Kafka | Karst/Kafka | ok runs (Karst/Kafka) |",
+           "", "| case | metric | Karst | %s | Karst/Kafka | ok runs (Karst/Kafka) |" % names(rows)["kafka"],
            "| --- | --- | ---: | ---: | ---: | --- |"]
     for c in cases(rows):
         base = c.split("-")[0]
@@ -185,7 +200,8 @@ FIGURES = [
 
 def figures(rows):
     brokers = [b for b in BROKERS if any(r.get("broker") == b for r in rows)]
-    out = ["| figure | " + " | ".join(NAMES[b] for b in brokers) + " |",
+    heading = names(rows)
+    out = ["| figure | " + " | ".join(heading[b] for b in brokers) + " |",
            "| --- | " + " | ".join("---:" for _ in brokers) + " |"]
     for c, key, label, scale in FIGURES:
         out.append("| %s | %s |" % (label, " | ".join(cell(rows, b, c, key, scale)[0] for b in brokers)))
@@ -198,6 +214,7 @@ def plots(rows, outdir):
     import matplotlib.pyplot as plt
 
     colors = {"karst": "#2a7ab9", "kafka": "#d9822b"}
+    heading = names(rows)
 
     def bars(ax, panels, title):
         width = 0.38
@@ -209,7 +226,7 @@ def plots(rows, outdir):
                 ys.append(v * scale if v is not None else 0)
                 ax.text(j + (i - 0.5) * width, (v * scale if v is not None else 0),
                         fmt(v * scale) if v is not None else "n/a", ha="center", va="bottom", fontsize=7)
-            ax.bar(xs, ys, width, label=NAMES[b], color=colors[b])
+            ax.bar(xs, ys, width, label=heading[b], color=colors[b])
         ax.set_xticks(range(len(panels)))
         ax.set_xticklabels([p[2] for p in panels], fontsize=8)
         ax.set_title(title, fontsize=10)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# txn-figures.sh [OUTDIR] — transaction figures of Karst beside Apache Kafka 4.1.2, measured on this
+# txn-figures.sh [OUTDIR] — transaction figures of Karst beside Apache Kafka $KAFKA_VERSION (4.4.0 unless set), measured on this
 # machine in the same run and printed as a Markdown table:
 #   committed transactions per second of one franz-go transactional producer (BeginTransaction,
 #   RECORDS_PER_TXN records of RECORD_SIZE bytes, flush, EndTransaction(commit), back to back for
