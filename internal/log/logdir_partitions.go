@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -96,4 +97,31 @@ func (l *Log) UpdateConfig(cfg Config) {
 	l.cfg = cfg
 	l.maxMessageBytes.Store(int64(cfg.MaxMessageBytes))
 	l.timestampRules.Store(newTimestampRules(cfg))
+}
+
+// IsKafkaLogDirName says whether name, a directory inside a log dir, is
+// one Kafka's UnifiedLog.parseTopicPartitionName accepts: "<topic>-<n>",
+// or "<topic>-<n>.<id>" followed by "-delete", "-future" or "-stray".
+func IsKafkaLogDirName(name string) bool {
+	if !strings.Contains(name, "-") {
+		return false
+	}
+	for _, suffix := range []string{"-delete", "-future", StraySuffix} {
+		if !strings.HasSuffix(name, suffix) {
+			continue
+		}
+		// ^(\S+)-(\S+)\.(\S+)<suffix>: a topic-partition, a dot, an id.
+		dot := strings.LastIndexByte(name, '.')
+		if dot < 0 || dot+1 >= len(name)-len(suffix) || strings.ContainsAny(name, " \t\n\r\f\v") {
+			return false
+		}
+		name = name[:dot]
+		break
+	}
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 || i == len(name)-1 {
+		return false
+	}
+	_, err := strconv.ParseInt(name[i+1:], 10, 32)
+	return err == nil
 }

@@ -45,7 +45,7 @@ func TestFailedLogDirIsRecordedOfflineAndComesBack(t *testing.T) {
 	stopTestNode(t, n, cl)
 
 	// Restarted with b still broken: the records stand, none is added.
-	replaceWithDir(t, filepath.Join(b, ".lock"))
+	breakLock(t, b)
 	n, cl = startOnDirs(t, newErrorMessages(), a, b)
 	if got := partitionState(t, n, 1); got.Leader != -1 || got.LeaderEpoch != offline.LeaderEpoch {
 		t.Fatalf("jbod-1 after a restart with its dir broken: %+v, want %+v", got, offline)
@@ -95,7 +95,7 @@ func TestLogDirBrokenWhileDownIsRecordedOfflineAtStart(t *testing.T) {
 	before := partitionState(t, n, 1)
 	stopTestNode(t, n, cl)
 
-	replaceWithDir(t, filepath.Join(b, ".lock"))
+	breakLock(t, b)
 	n, cl = startOnDirs(t, newErrorMessages(), a, b)
 	checkOfflineRecorded(t, n, before, partitionState(t, n, 1), idA)
 	checkMetadataAnswers(ctx, t, cl, map[int32]string{0: a, 1: b}, b)

@@ -36,7 +36,7 @@ var breakages = []struct {
 		return "Failed to create or validate data directory "
 	}},
 	{"cannot be locked", func(t *testing.T, dir string) string {
-		replaceWithDir(t, filepath.Join(dir, ".lock"))
+		breakLock(t, dir)
 		return "Disk error while locking directory "
 	}},
 	{"meta.properties unreadable", func(t *testing.T, dir string) string {
@@ -144,6 +144,54 @@ func mustWrite(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// breakLock makes dir's .lock impossible to open the way Kafka 4.4.0 takes
+// the dir offline and starts with the others (measured: "Disk error while
+// locking directory", the dir's partitions without a leader): a symlink
+// into a directory that does not exist. A .lock that is a directory stops
+// the start instead (TestLogDirWithANonPartitionDirectoryStopsTheStart).
+func breakLock(t *testing.T, dir string) {
+	t.Helper()
+	lock := filepath.Join(dir, ".lock")
+	if err := os.RemoveAll(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "missing", "lock"), lock); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A directory inside a log dir whose name is not a topic-partition stops
+// the start, as Kafka's LogManager.loadLogs does ("Error starting
+// LogManager"; Kafka 4.4.0 exits with status 1). That includes a .lock
+// that is a directory: Kafka reports the lock failed ("Disk error while
+// locking directory") and then, still loading that dir, fails on the
+// .lock directory's name. Karst took the dir offline and went on before.
+func TestLogDirWithANonPartitionDirectoryStopsTheStart(t *testing.T) {
+	for _, c := range []struct{ name, child string }{{"a .lock directory", ".lock"}, {"lost+found", "lost+found"}, {"no partition number", "topic-x"}} {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := twoDirsOneBroken(t, "b")
+			replaceWithDir(t, filepath.Join(b, c.child))
+			logs := newErrorMessages()
+			cfg := configOn(t, a, logs)
+			cfg.DataDirs = []string{a, b}
+			n, err := Start(cfg)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_ = n.Shutdown(ctx)
+				t.Fatalf("started with a directory %q in a log dir", c.child)
+			}
+			want := "Found directory " + filepath.Join(b, c.child) + ", '" + c.child + "' is not in the form of topic-partition or topic-partition.uniqueId-delete (if marked for deletion)."
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("start error %q, want it to begin %q", err, want)
+			}
+			if !slices.Contains(logs.all(), "Encountered fatal fault: Error starting LogManager") {
+				t.Fatalf("no fatal-fault ERROR: %q", logs.all())
+			}
+		})
 	}
 }
 

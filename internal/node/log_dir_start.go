@@ -18,6 +18,7 @@ import (
 // opened is reported failed and left out, and the broker goes on with the
 // others. A dir another process holds stops the start, as in Kafka.
 func (n *Node) prepareLogDirs(dirs []string) error {
+	n.lockFailedDirs = map[string]bool{}
 	for _, dir := range dirs {
 		if err := validateLogDir(dir); err != nil {
 			n.dirFailures.MaybeAddOfflineLogDir(filepath.Clean(dir), "Failed to create or validate data directory "+absPath(dir), err)
@@ -31,9 +32,42 @@ func (n *Node) prepareLogDirs(dirs []string) error {
 			return err
 		case err != nil:
 			n.dirFailures.MaybeAddOfflineLogDir(filepath.Clean(dir), "Disk error while locking directory "+dir, err)
+			n.lockFailedDirs[filepath.Clean(dir)] = true
 			continue
 		}
 		n.dirLocks = append(n.dirLocks, lock)
+	}
+	return nil
+}
+
+// checkLogDirChildren applies the rule Kafka's LogManager.loadLogs applies
+// to every directory inside a log dir it loads: its name must be a
+// topic-partition (or one of Kafka's "-delete", "-future" and "-stray"
+// names), or the start fails with "Error starting LogManager". Kafka
+// loads the dirs whose lock failed too (they are reported failed but
+// still in its live list while the logs load), so a .lock that is itself
+// a directory stops Kafka 4.4.0 (measured: status 1, "Found directory
+// …/.lock, '.lock' is not in the form of topic-partition …"); a dir whose
+// meta.properties failed is left out before, as there.
+func (n *Node) checkLogDirChildren(dirs []string) error {
+	for _, dir := range dirs {
+		dir = filepath.Clean(dir)
+		if n.dirFailures.IsOffline(dir) && !n.lockFailedDirs[dir] {
+			continue
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue // reported when the dir is opened
+		}
+		for _, e := range entries {
+			if !e.IsDir() || klog.IsKafkaLogDirName(e.Name()) {
+				continue
+			}
+			msg := fmt.Sprintf("Found directory %s, '%s' is not in the form of topic-partition or topic-partition.uniqueId-delete (if marked for deletion).\n"+
+				"Kafka's log directories (and children) should only contain Kafka topic data.", absPath(filepath.Join(dir, e.Name())), e.Name())
+			n.logger.Error("Encountered fatal fault: Error starting LogManager", "err", msg)
+			return errors.New(msg)
+		}
 	}
 	return nil
 }

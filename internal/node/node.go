@@ -147,6 +147,10 @@ type Node struct {
 	dirFailures *klog.LogDirFailureChannel
 	failed      chan struct{}
 	failure     error
+
+	// lockFailedDirs are the log dirs whose .lock could not be opened at
+	// start (see checkLogDirChildren).
+	lockFailedDirs map[string]bool
 	// shutdownOnce: Shutdown runs once (the failure handler and the
 	// process may both call it); shutdownErr is its result.
 	shutdownOnce sync.Once
@@ -298,6 +302,9 @@ func (n *Node) openStorage(cfg *Config) error {
 		return err
 	}
 	if err := n.enoughLogDirs(cfg.DataDirs); err != nil {
+		return err
+	}
+	if err := n.checkLogDirChildren(cfg.DataDirs); err != nil {
 		return err
 	}
 	cfg.ClusterID = metas[0].ClusterID
