@@ -6,7 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -182,11 +181,6 @@ func (c *Cleaner) grabFilthiest() (*Partition, klog.Cleanable, bool) {
 	c.maxDirty = 0
 	for _, p := range c.m.All() {
 		cfg := p.Log.Config().Compaction
-		// The coordinators' topics wait until their coordinators write
-		// the tombstones compaction needs (issue 18, item 4).
-		if strings.HasPrefix(p.Topic, "__") {
-			continue
-		}
 		if !cfg.Compact || p.Log.Offline() || c.inProgress[p.TopicPartition] || c.uncleanable[p.TopicPartition] != nil {
 			continue
 		}
