@@ -19,9 +19,11 @@ import (
 // tombstones to a cleanup.policy=compact topic; the broker's cleaner
 // thread compacts it, and a consumer reading from the start sees, below
 // the active segment, only the last record of each key at its original
-// offset; the log dir root gets Kafka's cleaner-offset-checkpoint.
+// offset; the log dir root gets Kafka's cleaner-offset-checkpoint, and
+// the Prometheus endpoint Kafka's cleaner gauges.
 func TestCompactedTopicIsCleaned(t *testing.T) {
-	b := karsttest.Start(t, karsttest.WithConfig("log.cleaner.backoff.ms", "20"))
+	b := karsttest.Start(t, karsttest.WithConfig("log.cleaner.backoff.ms", "20"),
+		karsttest.WithConfig("karst.metrics.listener", "127.0.0.1:0"))
 	ctx := testContext(t)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ProducerLinger(0), kgo.DefaultProduceTopic("compacted"),
 		kgo.ProducerBatchCompression(kgo.NoCompression()))
@@ -127,4 +129,34 @@ func TestCompactedTopicIsCleaned(t *testing.T) {
 		}
 	}
 	t.Logf("cleaned to offset %d; a consumer read %d of %d records", cleanedTo, seen, writes)
+
+	// The cleaner's gauges after its passes: each of 20 keys kept of
+	// about 130 records per segment, so a small recopy; the offset map
+	// (128 MiB by default) barely used; the threads looked for work within
+	// the last seconds (backoff 20 ms); nothing uncleanable.
+	body := scrapeMetrics(t, ctx, b.MetricsURL())
+	gauges := map[string]float64{}
+	for _, name := range []string{"kafka_log_logcleaner_max_buffer_utilization_percent", "kafka_log_logcleaner_cleaner_recopy_percent",
+		"kafka_log_logcleaner_max_clean_time_secs", "kafka_log_logcleaner_max_compaction_delay_secs", "kafka_log_logcleaner_deadthreadcount",
+		"kafka_log_logcleanermanager_max_dirty_percent", "kafka_log_logcleanermanager_time_since_last_run_ms"} {
+		gauges[name] = unlabelledValue(body, name)
+		if gauges[name] < 0 {
+			t.Fatalf("%s missing from the scrape:\n%s", name, grep(body, "cleaner"))
+		}
+	}
+	if r := gauges["kafka_log_logcleaner_cleaner_recopy_percent"]; r <= 0 || r >= 50 {
+		t.Fatalf("cleaner-recopy-percent %v: the passes rewrote 20 of some 130 records a segment", r)
+	}
+	if ms := gauges["kafka_log_logcleanermanager_time_since_last_run_ms"]; ms > 10000 {
+		t.Fatalf("time-since-last-run-ms %v with a 20 ms backoff", ms)
+	}
+	if d := gauges["kafka_log_logcleaner_deadthreadcount"]; d != 0 {
+		t.Fatalf("DeadThreadCount %v", d)
+	}
+	for _, name := range []string{"kafka_log_logcleanermanager_uncleanable_partitions_count", "kafka_log_logcleanermanager_uncleanable_bytes"} {
+		if v := metricValue(body, name, `logdirectory="`+b.DataDir()+`"`); v != 0 {
+			t.Fatalf("%s{logdirectory=%q} = %v, want 0:\n%s", name, b.DataDir(), v, grep(body, "uncleanable"))
+		}
+	}
+	t.Logf("cleaner gauges: %v", gauges)
 }

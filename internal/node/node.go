@@ -263,8 +263,14 @@ func Start(cfg Config) (n *Node, err error) {
 		interval = 5 * time.Minute
 	}
 	go n.storage.RunRetention(ctx, interval)
+	var cleaner brokerstate.Cleaner
 	if cfg.Settings != nil {
-		go n.storage.NewCleaner(storage.CleanerConfigFrom(cfg.Settings)).Run(ctx)
+		cc := storage.CleanerConfigFrom(cfg.Settings)
+		c := n.storage.NewCleaner(cc)
+		if cc.Enable {
+			cleaner = c
+		}
+		go c.Run(ctx)
 	}
 	go n.writeCheckpoints(ctx, checkpointInterval(cfg.Settings))
 	go groups.Run(ctx, groupTickInterval)
@@ -277,7 +283,8 @@ func Start(cfg Config) (n *Node, err error) {
 		n.srv.Shutdown(context.Background())
 		return nil, err
 	}
-	n.unwatch = brokerstate.Register(n.metrics, brokerstate.Sources{NodeID: cfg.NodeID, Groups: groups, Partitions: n.storage, Metadata: n.store})
+	n.unwatch = brokerstate.Register(n.metrics, brokerstate.Sources{NodeID: cfg.NodeID, Groups: groups, Partitions: n.storage, Metadata: n.store,
+		Cleaner: cleaner})
 	n.tls.apply() // stores set by AlterConfigs before this start
 	n.srv.Serve(broker)
 	if err := n.startConsole(cfg.Settings, cfg.Listeners); err != nil {

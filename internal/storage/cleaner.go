@@ -3,10 +3,10 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -58,21 +58,39 @@ type Cleaner struct {
 
 	mu          sync.Mutex
 	inProgress  map[klog.TopicPartition]bool
-	uncleanable map[klog.TopicPartition]error
+	uncleanable map[klog.TopicPartition]uncleanable
 	// checkpoints: log dir -> partition -> first dirty offset.
 	checkpoints map[string]map[klog.TopicPartition]int64
-	last        []klog.CleanStats // of each pass, newest last (bounded)
-	maxDirty    float64           // highest dirty ratio seen by the last choice
+	threads     []threadStats // by thread number
+	maxDirty    float64       // highest dirty ratio seen by the last choice
+	lastRun     time.Time     // of the last choice (Kafka's timeOfLastRun)
+	newest      *klog.CleanStats
+}
+
+// uncleanable is a partition whose cleaning failed, in its log dir.
+type uncleanable struct {
+	dir string
+	err error
+}
+
+// threadStats is what a cleaner thread last did (Kafka's CleanerThread
+// lastStats and lastPreCleanStats).
+type threadStats struct {
+	last               klog.CleanStats
+	maxCompactionDelay time.Duration // the longest max.compaction.lag.ms overrun seen by its last choice
+	dead               bool          // the thread stopped on a panic
 }
 
 // NewCleaner prepares the cleaner of m's partitions, reading each log dir's
 // cleaner-offset-checkpoint.
 func (m *Manager) NewCleaner(cfg CleanerConfig) *Cleaner {
 	c := &Cleaner{m: m, cfg: cfg, now: time.Now, inProgress: map[klog.TopicPartition]bool{},
-		uncleanable: map[klog.TopicPartition]error{}, checkpoints: map[string]map[klog.TopicPartition]int64{}}
+		uncleanable: map[klog.TopicPartition]uncleanable{}, checkpoints: map[string]map[klog.TopicPartition]int64{}}
 	if cfg.Threads < 1 {
 		c.cfg.Threads = 1
 	}
+	c.threads = make([]threadStats, c.cfg.Threads)
+	c.lastRun = c.now()
 	if cfg.MaxIOBytesPerSec > 0 && cfg.MaxIOBytesPerSec < math.MaxInt64 {
 		c.limiter = rate.NewLimiter(rate.Limit(cfg.MaxIOBytesPerSec), max(int(cfg.MaxIOBytesPerSec), 1<<20))
 	}
@@ -100,15 +118,26 @@ func (c *Cleaner) Run(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.thread(ctx)
+			c.thread(ctx, i)
 		}()
 	}
 	wg.Wait()
 }
 
-func (c *Cleaner) thread(ctx context.Context) {
+// thread is cleaner thread i. A panic stops it, as an unexpected error
+// stops a Kafka cleaner thread (counted by DeadThreadCount); the broker
+// goes on.
+func (c *Cleaner) thread(ctx context.Context, i int) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.m.logger.Error("log cleaner thread stopped", "thread", i, "panic", fmt.Sprint(r))
+			c.mu.Lock()
+			c.threads[i].dead = true
+			c.mu.Unlock()
+		}
+	}()
 	for ctx.Err() == nil {
-		if c.CleanFilthiest(ctx) {
+		if c.cleanFilthiest(ctx, i) {
 			continue
 		}
 		select {
@@ -120,8 +149,11 @@ func (c *Cleaner) thread(ctx context.Context) {
 
 // CleanFilthiest cleans the dirtiest cleanable partition once, reporting
 // whether there was one (Kafka's CleanerThread.tryCleanFilthiestLog).
-func (c *Cleaner) CleanFilthiest(ctx context.Context) bool {
-	p, section, ok := c.grabFilthiest()
+// as cleaner thread 0.
+func (c *Cleaner) CleanFilthiest(ctx context.Context) bool { return c.cleanFilthiest(ctx, 0) }
+
+func (c *Cleaner) cleanFilthiest(ctx context.Context, thread int) bool {
+	p, section, ok := c.grabFilthiest(thread)
 	if !ok {
 		return false
 	}
@@ -139,7 +171,7 @@ func (c *Cleaner) CleanFilthiest(ctx context.Context) bool {
 	case err != nil:
 		c.m.logger.Error("cleaning failed; the partition is marked uncleanable", "partition", p.TopicPartition.String(), "err", err)
 		c.mu.Lock()
-		c.uncleanable[p.TopicPartition] = err
+		c.uncleanable[p.TopicPartition] = uncleanable{dir: p.Dir, err: err}
 		c.mu.Unlock()
 		return true
 	}
@@ -151,10 +183,8 @@ func (c *Cleaner) CleanFilthiest(ctx context.Context) bool {
 		c.checkpoints[p.Dir] = map[klog.TopicPartition]int64{}
 	}
 	c.checkpoints[p.Dir][p.TopicPartition] = stats.EndOffset
-	c.last = append(c.last, stats)
-	if len(c.last) > 16 {
-		c.last = c.last[1:]
-	}
+	c.threads[thread].last = stats
+	c.newest = &stats
 	c.mu.Unlock()
 	if err := c.writeCheckpoint(p.Dir); err != nil {
 		c.m.logger.Error("writing the cleaner offset checkpoint", "dir", p.Dir, "err", err)
@@ -169,11 +199,16 @@ func (c *Cleaner) CleanFilthiest(ctx context.Context) bool {
 // of the compacted partitions not in progress nor uncleanable, those with
 // something cleanable whose max.compaction.lag.ms passed or whose dirty
 // ratio is above min.cleanable.dirty.ratio; the one with the highest ratio
-// is marked in progress and returned.
-func (c *Cleaner) grabFilthiest() (*Partition, klog.Cleanable, bool) {
+// is marked in progress and returned. It records, as Kafka's metrics
+// read them, when it ran, the highest dirty ratio and the longest
+// compaction delay it saw.
+func (c *Cleaner) grabFilthiest(thread int) (*Partition, klog.Cleanable, bool) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.lastRun = now
+	var maxDelay time.Duration
+	defer func() { c.threads[thread].maxCompactionDelay = maxDelay }()
 	type candidate struct {
 		p *Partition
 		s klog.Cleanable
@@ -182,12 +217,7 @@ func (c *Cleaner) grabFilthiest() (*Partition, klog.Cleanable, bool) {
 	c.maxDirty = 0
 	for _, p := range c.m.All() {
 		cfg := p.Log.Config().Compaction
-		// The coordinators' topics wait until their coordinators write
-		// the tombstones compaction needs (issue 18, item 4).
-		if strings.HasPrefix(p.Topic, "__") {
-			continue
-		}
-		if !cfg.Compact || p.Log.Offline() || c.inProgress[p.TopicPartition] || c.uncleanable[p.TopicPartition] != nil {
+		if !cfg.Compact || p.Log.Offline() || c.inProgress[p.TopicPartition] || c.uncleanable[p.TopicPartition].err != nil {
 			continue
 		}
 		checkpoint := int64(-1)
@@ -197,6 +227,7 @@ func (c *Cleaner) grabFilthiest() (*Partition, klog.Cleanable, bool) {
 		s := p.Log.CleanableSection(checkpoint, now)
 		ratio := s.DirtyRatio()
 		c.maxDirty = max(c.maxDirty, ratio)
+		maxDelay = max(maxDelay, s.CompactionDelay)
 		if !(s.CompactionDelay > 0 && s.DirtyBytes > 0) && ratio <= cfg.MinCleanableDirtyRatio {
 			continue
 		}
@@ -245,29 +276,70 @@ func (c *Cleaner) writeCheckpoint(dir string) error {
 	return klog.WriteOffsetCheckpoint(filepath.Join(dir, CleanerOffsetCheckpointFile), out)
 }
 
-// CleanerStatus is what the cleaner reports (Kafka's LogCleaner metrics).
+// CleanerStatus is what the cleaner reports: Kafka's LogCleaner and
+// LogCleanerManager gauges, with their integer truncations.
 type CleanerStatus struct {
-	MaxDirtyPercent      float64  // max-dirty-percent
-	Uncleanable          []string // the partitions whose cleaning failed
-	LastPass             *klog.CleanStats
-	CleanerRecopyPercent float64 // cleaner-recopy-percent of the last pass
+	// Over the threads' last passes (LogCleaner).
+	MaxBufferUtilizationPercent int // max-buffer-utilization-percent
+	CleanerRecopyPercent        int // cleaner-recopy-percent: bytes written over bytes read
+	MaxCleanTimeSecs            int // max-clean-time-secs
+	MaxCompactionDelaySecs      int // max-compaction-delay-secs
+	DeadThreadCount             int // DeadThreadCount
+
+	// LogCleanerManager.
+	MaxDirtyPercent  int           // max-dirty-percent, of the last choice
+	TimeSinceLastRun time.Duration // time-since-last-run-ms
+	// UncleanablePartitions and UncleanableBytes are, per log dir (every
+	// one the cleaner was created with), the partitions whose cleaning
+	// failed and the cleanable bytes they hold
+	// (uncleanable-partitions-count, uncleanable-bytes).
+	UncleanablePartitions map[string]int
+	UncleanableBytes      map[string]int64
+
+	Uncleanable []string         // the partitions whose cleaning failed, sorted
+	LastPass    *klog.CleanStats // the newest pass of any thread; nil before one
 }
 
 // Status reports the cleaner's state.
 func (c *Cleaner) Status() CleanerStatus {
+	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := CleanerStatus{MaxDirtyPercent: 100 * c.maxDirty}
-	for tp := range c.uncleanable {
+	st := CleanerStatus{MaxDirtyPercent: int(100 * c.maxDirty), TimeSinceLastRun: now.Sub(c.lastRun),
+		UncleanablePartitions: map[string]int{}, UncleanableBytes: map[string]int64{}}
+	var read, written int64
+	var buffer, elapsed, delay float64
+	for _, th := range c.threads {
+		read += th.last.BytesRead
+		written += th.last.BytesWritten
+		buffer = max(buffer, 100*th.last.BufferUtilization)
+		elapsed = max(elapsed, th.last.Elapsed.Seconds())
+		delay = max(delay, th.maxCompactionDelay.Seconds())
+		if th.dead {
+			st.DeadThreadCount++
+		}
+	}
+	st.CleanerRecopyPercent = int(100 * float64(written) / float64(max(read, 1)))
+	st.MaxBufferUtilizationPercent, st.MaxCleanTimeSecs, st.MaxCompactionDelaySecs = int(buffer), int(elapsed), int(delay)
+	for dir := range c.checkpoints {
+		st.UncleanablePartitions[dir] = 0
+		st.UncleanableBytes[dir] = 0
+	}
+	for tp, u := range c.uncleanable {
 		st.Uncleanable = append(st.Uncleanable, tp.String())
+		st.UncleanablePartitions[u.dir]++
+		if p, ok := c.m.Get(tp.Topic, tp.Partition); ok && p.Dir == u.dir {
+			checkpoint := int64(-1)
+			if off, ok := c.checkpoints[u.dir][tp]; ok {
+				checkpoint = off
+			}
+			st.UncleanableBytes[u.dir] += p.Log.CleanableSection(checkpoint, now).DirtyBytes
+		}
 	}
 	sort.Strings(st.Uncleanable)
-	if n := len(c.last); n > 0 {
-		last := c.last[n-1]
+	if c.newest != nil {
+		last := *c.newest
 		st.LastPass = &last
-		if last.BytesRead > 0 {
-			st.CleanerRecopyPercent = 100 * float64(last.BytesWritten) / float64(last.BytesRead)
-		}
 	}
 	return st
 }

@@ -72,6 +72,11 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	} {
 		ch <- d
 	}
+	if c.src.Cleaner != nil {
+		for _, d := range cleanerDescs {
+			ch <- d
+		}
+	}
 }
 
 // Collect reads the sources now.
@@ -84,6 +89,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.topics != nil {
 		c.collectReplicas(ch)
+	}
+	if c.src.Cleaner != nil {
+		c.collectCleaner(ch)
 	}
 }
 

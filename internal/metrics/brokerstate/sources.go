@@ -34,6 +34,7 @@ type Sources struct {
 	Groups     Groups
 	Partitions Partitions
 	Metadata   Metadata
+	Cleaner    Cleaner // nil: log.cleaner.enable=false, no cleaner gauges (as Kafka)
 }
 
 // The broker's own types are the sources.
