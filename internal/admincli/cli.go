@@ -41,6 +41,7 @@ var Commands = []Command{
 	{"config", "get and set topic, broker and group configs", runConfig},
 	{"cluster", "show the cluster id, controller and brokers", runCluster},
 	{"user", "list, describe, set and delete SCRAM users", runUser},
+	{"acl", "list, create and delete ACLs", runACL},
 }
 
 // Run runs the command with its arguments and returns the exit status.

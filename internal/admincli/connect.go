@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/karst-broker/karst/internal/config"
+	"github.com/karst-broker/karst/internal/security/tlsconfig"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -26,7 +27,7 @@ type connection struct {
 
 func (c *connection) register(f *flags) {
 	f.StringVar(&c.bootstrap, "bootstrap-server", "", "brokers to start from, `HOST:PORT,...` (default: bootstrap.servers of --command-config, else "+defaultPeer+")")
-	f.StringVar(&c.commandConfig, "command-config", "", "Kafka client properties `FILE` (bootstrap.servers, client.id, request.timeout.ms, security.protocol)")
+	f.StringVar(&c.commandConfig, "command-config", "", "Kafka client properties `FILE`: bootstrap.servers, client.id, request.timeout.ms, security.protocol, ssl.* (trust and key stores), sasl.mechanism and sasl.jaas.config (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)")
 	f.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up on the cluster after this `DURATION`")
 }
 
@@ -34,6 +35,18 @@ func (c *connection) register(f *flags) {
 // others a Kafka client file may hold are reported and ignored.
 var clientProperties = map[string]bool{
 	"bootstrap.servers": true, "client.id": true, "request.timeout.ms": true, "security.protocol": true,
+	"sasl.mechanism": true, "sasl.jaas.config": true,
+	"ssl.endpoint.identification.algorithm": true,
+	// librdkafka's names, which kcat's -F files hold.
+	"ssl.ca.location": true, "sasl.username": true, "sasl.password": true,
+}
+
+func init() {
+	for _, k := range tlsconfig.Keys {
+		if k != "ssl.client.auth" && k != "ssl.cipher.suites" {
+			clientProperties[k] = true
+		}
+	}
 }
 
 // options turns the flags and the properties file into kgo options.
@@ -56,9 +69,14 @@ func (c *connection) options(s Streams, extra ...kgo.Opt) ([]kgo.Opt, error) {
 			props[p.Key] = p.Value
 		}
 	}
-	if proto := props["security.protocol"]; proto != "" && !strings.EqualFold(proto, "PLAINTEXT") {
-		return nil, fmt.Errorf("security.protocol=%s: the admin CLI speaks PLAINTEXT only so far", proto)
+	security, err := securityOptions(props)
+	if err != nil {
+		if c.commandConfig != "" {
+			err = fmt.Errorf("%s: %w", c.commandConfig, err)
+		}
+		return nil, err
 	}
+	extra = append(security, extra...)
 	bootstrap := c.bootstrap
 	if bootstrap == "" {
 		bootstrap = props["bootstrap.servers"]

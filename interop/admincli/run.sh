@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Karst's admin CLI (karst topic|produce|consume|group|config|cluster) against KARST_BOOTSTRAP:
+# run.sh [karst|kafka] — Karst's admin CLI (karst topic|produce|consume|group|config|cluster) against KARST_BOOTSTRAP:
 # the same commands the Go tests in internal/admincli run against a Karst test broker, here
 # against whichever broker interop/run started (Karst, or Apache Kafka 4.4.0 with --against kafka),
 # each checked by its output. The binary is KARST_BIN, else built from this tree into a temp dir.
+# Then secure.sh: karst user and karst acl against a broker of the kind named by the argument
+# (default karst) that it starts with SASL_PLAINTEXT and the StandardAuthorizer.
 # Prints PASS/FAIL per check and the closing line "interop-admincli: N passed, M failed".
 set -uo pipefail
+AGAINST="${1:-karst}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 B="${KARST_BOOTSTRAP:-127.0.0.1:9092}"
@@ -15,7 +18,7 @@ TG="admincli-jobs-$SUFFIX"    # 2 partitions: the group's topic
 G="admincli-workers-$SUFFIX"
 GC="admincli-configs-$SUFFIX" # a group for group configs only
 WORK="$(mktemp -d /tmp/interop-admincli.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
+trap 'stop_secure_broker 2> /dev/null; rm -rf "$WORK"' EXIT
 PASSED=0; FAILED=0
 
 KARST="${KARST_BIN:-}"
@@ -201,5 +204,6 @@ check config_broker config_broker
 check config_group config_group
 check command_config command_config
 check topic_delete topic_delete
+source "$HERE/secure.sh"
 echo "interop-admincli: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
