@@ -398,3 +398,13 @@ func (q *MutationQuota) ThrottleTime() time.Duration {
 	}
 	return time.Duration(max(0, q.throttle-(q.m.nowMs()-q.at))) * time.Millisecond
 }
+
+// ClientOf is the client a request counts against: the principal's name
+// and the header's client id (a null client id counts as "").
+func ClientOf(principalName string, clientID *string) Client {
+	c := Client{User: principalName}
+	if clientID != nil {
+		c.ClientID = *clientID
+	}
+	return c
+}
