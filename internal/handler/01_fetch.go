@@ -96,6 +96,10 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 	req := r.Body.(*kmsg.FetchRequest)
 	version := r.Version()
 	maxWait := time.Duration(req.MaxWaitMillis) * time.Millisecond
+	client, consumer := quotaClient(r), req.ReplicaID < 0 && req.ReplicaState.ID < 0
+	if consumer {
+		b.capFetchToQuota(req, client)
+	}
 	return Outcome{Later: func(ctx context.Context) kmsg.Response {
 		resp := kmsg.NewPtrFetchResponse()
 		sess, incremental, code := b.openFetchSession(version, req)
@@ -130,6 +134,11 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 			b.downConvertFetch(b.image(), version, targets)
 		}
 		resp.SetVersion(version)
+		if consumer {
+			if throttled := b.throttleFetch(resp, client, targets, sess, incremental); throttled != nil {
+				return throttled
+			}
+		}
 		body := assembleFetch(resp, targets, incremental)
 		for i := range targets {
 			if t := &targets[i]; t.region.length > 0 {

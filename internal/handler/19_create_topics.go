@@ -42,6 +42,7 @@ func (b *Broker) handleCreateTopics(_ context.Context, r *Request) Outcome {
 	if b.requestedPartitions(req, seen) > metadata.MaxPartitionsPerRequest {
 		return Ready(refuseCreateTopics(req, metadata.ErrTooManyPartitions()))
 	}
+	mutations := b.mutationQuota(r, createTopicsStrictSince)
 	for _, t := range req.Topics {
 		out := kmsg.NewCreateTopicsResponseTopic()
 		out.Topic = t.Topic
@@ -65,12 +66,13 @@ func (b *Broker) handleCreateTopics(_ context.Context, r *Request) Outcome {
 		for _, c := range t.Configs {
 			ct.Configs[c.Name] = c.Value
 		}
-		var err error
-		if req.ValidateOnly {
-			_, _, err = b.image().CreateTopic(b.opts.Metadata.Node(), ct)
-		} else {
-			_, err = b.opts.Metadata.CreateTopic(ct)
-		}
+		err := mutate(mutations, req.ValidateOnly, func() ([]metadata.Record, error) {
+			records, _, err := b.image().CreateTopic(b.opts.Metadata.Node(), ct)
+			return records, err
+		}, func() error {
+			_, err := b.opts.Metadata.CreateTopic(ct)
+			return err
+		})
 		if err != nil {
 			// Kafka answers a topic it refused with an empty (not null) config list from v5.
 			out.ErrorCode, out.ErrorMessage = errorCode(err), errorMessage(err)
@@ -84,6 +86,7 @@ func (b *Broker) handleCreateTopics(_ context.Context, r *Request) Outcome {
 		b.describeCreatedTopic(&out, ct, req.ValidateOnly)
 		resp.Topics = append(resp.Topics, out)
 	}
+	resp.ThrottleMillis = throttleMillis(mutations)
 	return Ready(resp)
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/quota"
 )
 
 func init() { register(20, 0, 6, (*Broker).handleDeleteTopics) }
@@ -40,15 +41,25 @@ func (b *Broker) handleDeleteTopics(_ context.Context, r *Request) Outcome {
 			targets = append(targets, t)
 		}
 	}
+	mutations := b.mutationQuota(r, deleteTopicsStrictSince)
 	for _, t := range targets {
 		out := kmsg.NewDeleteTopicsResponseTopic()
 		var err error
-		if t.Topic != nil {
+		if mutations.Enabled() {
+			err = b.recordTopicDeletion(mutations, t)
+		}
+		switch {
+		case err != nil:
+			out.Topic, out.TopicID = t.Topic, t.TopicID
+			if topic, ok := b.deletionTarget(t); ok {
+				out.Topic, out.TopicID = &topic.Name, [16]byte(topic.ID)
+			}
+		case t.Topic != nil:
 			out.Topic = t.Topic
 			var id metadata.UUID
 			id, err = b.opts.Metadata.DeleteTopic(*t.Topic)
 			out.TopicID = id
-		} else {
+		default:
 			out.TopicID = t.TopicID
 			var name string
 			name, err = b.opts.Metadata.DeleteTopicByID(metadata.UUID(t.TopicID))
@@ -66,5 +77,25 @@ func (b *Broker) handleDeleteTopics(_ context.Context, r *Request) Outcome {
 		}
 		resp.Topics = append(resp.Topics, out)
 	}
+	resp.ThrottleMillis = throttleMillis(mutations)
 	return Ready(resp)
+}
+
+// recordTopicDeletion takes the partitions of the topic t names from the
+// mutation quota, as Kafka's controller does once it has found the topic;
+// a topic that does not exist takes nothing (its deletion fails anyway).
+func (b *Broker) recordTopicDeletion(mutations *quota.MutationQuota, t kmsg.DeleteTopicsRequestTopic) error {
+	topic, ok := b.deletionTarget(t)
+	if !ok {
+		return nil
+	}
+	return recordMutation(mutations, len(topic.Partitions))
+}
+
+// deletionTarget is the topic t names, by name or by id.
+func (b *Broker) deletionTarget(t kmsg.DeleteTopicsRequestTopic) (*metadata.Topic, bool) {
+	if t.Topic != nil {
+		return b.image().Topic(*t.Topic)
+	}
+	return b.image().TopicByID(metadata.UUID(t.TopicID))
 }

@@ -40,6 +40,7 @@ func (b *Broker) handleCreatePartitions(_ context.Context, r *Request) Outcome {
 	if b.partitionsAdded(req, seen) > metadata.MaxRecordsPerOperation {
 		return Ready(refuseCreatePartitions(req, metadata.ErrTooLarge()))
 	}
+	mutations := b.mutationQuota(r, createPartitionsStrictSince)
 	for _, t := range req.Topics {
 		out := kmsg.NewCreatePartitionsResponseTopic()
 		out.Topic = t.Topic
@@ -61,12 +62,11 @@ func (b *Broker) handleCreatePartitions(_ context.Context, r *Request) Outcome {
 				assignments = append(assignments, a.Replicas)
 			}
 		}
-		var err error
-		if req.ValidateOnly {
-			_, err = b.image().CreatePartitions(b.opts.Metadata.Node(), t.Topic, t.Count, assignments)
-		} else {
-			err = b.opts.Metadata.CreatePartitions(t.Topic, t.Count, assignments)
-		}
+		err := mutate(mutations, req.ValidateOnly, func() ([]metadata.Record, error) {
+			return b.image().CreatePartitions(b.opts.Metadata.Node(), t.Topic, t.Count, assignments)
+		}, func() error {
+			return b.opts.Metadata.CreatePartitions(t.Topic, t.Count, assignments)
+		})
 		if err != nil {
 			out.ErrorCode, out.ErrorMessage = errorCode(err), errorMessage(err)
 		} else if !req.ValidateOnly {
@@ -74,6 +74,7 @@ func (b *Broker) handleCreatePartitions(_ context.Context, r *Request) Outcome {
 		}
 		resp.Topics = append(resp.Topics, out)
 	}
+	resp.ThrottleMillis = throttleMillis(mutations)
 	return Ready(resp)
 }
 

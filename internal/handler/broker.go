@@ -10,6 +10,7 @@ import (
 	"github.com/karst-broker/karst/internal/loglevel"
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/metrics"
+	"github.com/karst-broker/karst/internal/quota"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
 )
@@ -74,6 +75,9 @@ type Options struct {
 	// DelegationTokens are the delegation.token.* settings; nil leaves
 	// delegation tokens disabled.
 	DelegationTokens *metadata.DelegationTokenSettings
+	// Quotas are the client quotas Fetch and the topic mutations apply
+	// (quotas.go); nil enforces none.
+	Quotas *quota.Manager
 }
 
 // Broker is what every handler reaches the rest of Karst through.

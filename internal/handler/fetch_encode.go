@@ -206,3 +206,16 @@ type PartsResponse struct {
 	kmsg.Response
 	Parts []BodyPart
 }
+
+// SetThrottle sets throttle_time_ms in the response and, for a Fetch
+// answer (v1+), in its already encoded body, where it is the first field.
+func (p *PartsResponse) SetThrottle(ms int32) {
+	f, ok := p.Response.(*kmsg.FetchResponse)
+	if !ok {
+		return
+	}
+	f.ThrottleMillis = ms
+	if f.Version >= 1 && len(p.Parts) > 0 && len(p.Parts[0].Bytes) >= 4 {
+		binary.BigEndian.PutUint32(p.Parts[0].Bytes, uint32(ms))
+	}
+}

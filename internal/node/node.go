@@ -184,6 +184,8 @@ func Start(cfg Config) (n *Node, err error) {
 		return nil, failed
 	}
 	n.metrics = metrics.New()
+	clientQuotas := newClientQuotas(cfg.Settings, n.store)
+	n.metrics.Registry.MustRegister(clientQuotas.Collector())
 	tokens := newStoreTokens(n.store, delegationTokenSettings(cfg.Settings))
 	for _, l := range cfg.Listeners {
 		if l.SASL != nil {
@@ -195,6 +197,7 @@ func Start(cfg Config) (n *Node, err error) {
 		Listeners: cfg.Listeners, MaxRequestSize: cfg.MaxRequestSize, Logger: levels.Logger(loggerServer), Metrics: n.metrics,
 		SendBufferBytes: cfg.SendBufferBytes, ReceiveBufferBytes: cfg.ReceiveBufferBytes, IdleTimeout: cfg.IdleTimeout,
 		QueuedMaxRequestBytes: cfg.QueuedMaxRequestBytes, ConnectionLimits: n.connLimits.initial(cfg.ConnectionLimits),
+		ClientQuotas: clientQuotas,
 	})
 	n.metrics.WatchRequestMemory(n.srv.RequestMemoryAvailable, n.srv.RequestMemoryUsed)
 	var listenerNames []string
@@ -255,6 +258,7 @@ func Start(cfg Config) (n *Node, err error) {
 		ClientTelemetry:  clientTelemetry,
 		Quorum:           n.raft,
 		DelegationTokens: delegationTokenSettings(cfg.Settings),
+		Quotas:           clientQuotas,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel

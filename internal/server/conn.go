@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/handler"
+	"github.com/karst-broker/karst/internal/quota"
 	"github.com/karst-broker/karst/internal/security/principal"
 	"github.com/karst-broker/karst/internal/wire"
 )
@@ -74,6 +75,10 @@ type conn struct {
 	// unsupported holds refused requests not yet logged, waiting for the
 	// client to name its software (unsupported_log.go). Reader-owned.
 	unsupported []unsupportedRequest
+
+	// mutedUntil is when a throttled connection may be read again (unix
+	// nanoseconds; client_quotas.go).
+	mutedUntil atomic.Int64
 }
 
 // pending is a request waiting for its response to be written.
@@ -94,6 +99,12 @@ type pending struct {
 	// closeAfter ends the connection once this answer is written (a
 	// failed authentication).
 	closeAfter bool
+	// throttle is what the producer byte rate and request time quotas
+	// ask of this request, quota the kind that asks most, client who it
+	// counts against (client_quotas.go).
+	throttle time.Duration
+	quota    quota.Kind
+	client   quota.Client
 }
 
 func newConn(s *Server, nc net.Conn, l Listener) *conn {
@@ -157,6 +168,7 @@ func (c *conn) serve() {
 		if c.sasl != nil {
 			fr.SetMaxSize(c.sasl.maxFrameSize(c.s.cfg.MaxRequestSize))
 		}
+		c.waitWhileMuted()
 		frame, err := fr.ReadFrameFrom(c.frameBufferFor)
 		c.receiving.Store(false)
 		if err != nil {
@@ -193,6 +205,9 @@ func (c *conn) serve() {
 			break
 		}
 		c.s.stats.Requests.Add(1)
+		// A frame read while the previous answer was being throttled
+		// waits for the mute to end, as if it had not been read.
+		c.waitWhileMuted()
 		c.touch()
 		p, ok := c.admit(frame)
 		c.releaseRequestMemory()
@@ -256,7 +271,9 @@ func (c *conn) dispatch(frame []byte) (*pending, bool) {
 		return p, true
 	}
 	r := &handler.Request{Header: header, Body: req, Conn: c.info}
+	started := time.Now()
 	outcome, ok := c.handle(api, r)
+	c.recordQuotas(p, r, len(frame), time.Since(started))
 	if key == apiVersionsKey {
 		c.logUnsupported()
 	}
@@ -413,6 +430,7 @@ func (c *conn) encode(out []byte, p *pending) []byte {
 			p.flexibleHeader = c.setVersion(resp, p.version)
 		}
 	}
+	c.throttle(p, resp)
 	if p.outcome.NoResponse || resp == nil {
 		return out
 	}

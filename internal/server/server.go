@@ -13,6 +13,7 @@ import (
 
 	"github.com/karst-broker/karst/internal/handler"
 	"github.com/karst-broker/karst/internal/metrics"
+	"github.com/karst-broker/karst/internal/quota"
 	"github.com/karst-broker/karst/internal/sasl"
 	"github.com/karst-broker/karst/internal/security/principal"
 	"github.com/karst-broker/karst/internal/security/tlsconfig"
@@ -89,7 +90,11 @@ type Config struct {
 	// ConnectionLimits are max.connections and the per-IP limits (see
 	// connection_quotas.go); nil means none (NoConnectionLimits).
 	ConnectionLimits *ConnectionLimits
-	Logger           *slog.Logger
+	// ClientQuotas, if set, are the client quotas: the producer byte rate
+	// and request time are recorded here, and every throttled response
+	// mutes its connection (client_quotas.go).
+	ClientQuotas *quota.Manager
+	Logger       *slog.Logger
 	// Metrics, if set, counts requests and connections.
 	Metrics *metrics.Metrics
 }
@@ -160,6 +165,9 @@ type Stats struct {
 	Authentications        atomic.Int64
 	AuthenticationFailures atomic.Int64
 	SessionsExpired        atomic.Int64
+	// ThrottledWaits counts the times a connection's reader waited out a
+	// client quota's mute.
+	ThrottledWaits atomic.Int64
 }
 
 // New returns a server. Call Listen, then Serve.
