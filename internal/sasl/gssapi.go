@@ -37,7 +37,7 @@ func newGSSAPIAcceptor(listener string, s Settings) (*gssapiAcceptor, error) {
 	key := "listener.name." + strings.ToLower(listener) + ".gssapi.sasl.jaas.config"
 	jaas, ok := s.ListenerValue(listener, "gssapi.sasl.jaas.config")
 	if !ok {
-		return nil, fmt.Errorf("listener %s: GSSAPI needs %s with a %s and its useKeyTab, storeKey, keyTab and principal options", listener, key, Krb5LoginModule)
+		return nil, missingJAAS(listener, GSSAPI, s, "a "+Krb5LoginModule+" and its useKeyTab, storeKey, keyTab and principal options")
 	}
 	module, err := ParseServerJAAS(jaas)
 	if err != nil {

@@ -75,8 +75,7 @@ func NewListener(name string, s Settings, scram ScramCredentials) (*Listener, er
 		jaas, hasJAAS := s.ListenerValue(name, prefix+"sasl.jaas.config")
 		if m == Plain {
 			if !hasJAAS {
-				return nil, fmt.Errorf("listener %s: PLAIN needs listener.name.%s.plain.sasl.jaas.config with a %s and its user_<name> options",
-					name, strings.ToLower(name), PlainLoginModule)
+				return nil, missingJAAS(name, m, s, "a "+PlainLoginModule+" and its user_<name> options")
 			}
 			module, err := ParseServerJAAS(jaas)
 			if err != nil {

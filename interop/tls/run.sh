@@ -10,7 +10,13 @@
 #   rotate_keystore        kafka-configs --alter listener.name.ssl.ssl.keystore.location (a store
 #                          signed by a new CA, over PLAINTEXT), then a client trusting only the new
 #                          CA lists topics over SSL: Kafka's dynamic SSL update
-# Needs java (keytool) and the jars of ../kafka (fetch.sh). KARST_BIN=path uses that binary instead
+#   kafkajs_*              kafkajs 2.2.4 (kafkajs.js, ../node's npm install) produces and consumes
+#                          with a group: over SSL verifying the server against the CA (listener
+#                          SSL_NOAUTH, ssl.client.auth=none), with a client certificate (mTLS, SSL),
+#                          over SASL_SSL with SCRAM-SHA-512 (a user kafka-configs adds) and PLAIN;
+#                          an untrusted server, a missing client certificate and a wrong SCRAM
+#                          password are refused
+# Needs java (keytool), node with ../node's packages (npm ci) and the jars of ../kafka (fetch.sh). KARST_BIN=path uses that binary instead
 # of building ./cmd/karst. Ignores KARST_BOOTSTRAP: it needs its own SSL listener.
 # Prints PASS/FAIL per check and "interop-tls: N passed, M failed".
 set -uo pipefail
@@ -77,10 +83,15 @@ client_config() { # FILE TRUSTSTORE [KEYSTORE]
 start_karst() {
   local bin="${KARST_BIN:-$WORK/karst}"
   if [ -z "${KARST_BIN:-}" ]; then (cd "$ROOT" && go build -o "$bin" ./cmd/karst) || return 1; fi
-  PLAIN_PORT="$(free_port)"; SSL_PORT="$(free_port)"
+  PLAIN_PORT="$(free_port)"; SSL_PORT="$(free_port)"; NOAUTH_PORT="$(free_port)"; SASL_SSL_PORT="$(free_port)"
   mkdir -p "$WORK/data"
   cat > "$WORK/server.properties" <<PROPS
-listeners=PLAINTEXT://127.0.0.1:$PLAIN_PORT,SSL://127.0.0.1:$SSL_PORT
+listeners=PLAINTEXT://127.0.0.1:$PLAIN_PORT,SSL://127.0.0.1:$SSL_PORT,SSL_NOAUTH://127.0.0.1:$NOAUTH_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,SSL_NOAUTH:SSL,SASL_SSL:SASL_SSL
+listener.name.ssl_noauth.ssl.client.auth=none
+listener.name.sasl_ssl.ssl.client.auth=none
+listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_paula="paula-secret";
 log.dirs=$WORK/data
 ssl.keystore.type=PKCS12
 ssl.keystore.location=$WORK/broker.p12
@@ -130,6 +141,35 @@ no_client_cert_refused() {
   grep -qiE "SSL handshake failed|SslAuthenticationException|bad_certificate|certificate_required" "$WORK/nocert.out"
 }
 
+# kafkajs MODE CONFIG_JSON: one run of kafkajs.js.
+kafkajs() { timeout 120 node "$HERE/kafkajs.js" "$@"; }
+kafkajs_ssl_server_verified() {
+  kafkajs round-trip "{\"broker\":\"127.0.0.1:$NOAUTH_PORT\",\"topic\":\"$TOPIC-kjs-ssl\",\"ca\":\"$WORK/first-ca.pem\"}"
+}
+kafkajs_untrusted_server_refused() {
+  kafkajs refused "{\"broker\":\"127.0.0.1:$NOAUTH_PORT\",\"ca\":\"$WORK/second-ca.pem\",\"expect\":\"self-signed certificate in certificate chain|unable to verify the first certificate|unable to get local issuer certificate\"}"
+}
+kafkajs_mtls() {
+  kafkajs round-trip "{\"broker\":\"$(SSL)\",\"topic\":\"$TOPIC-kjs-mtls\",\"ca\":\"$WORK/first-ca.pem\",\"pfx\":\"$WORK/client.p12\",\"passphrase\":\"$PW\"}"
+}
+kafkajs_mtls_without_cert_refused() {
+  kafkajs refused "{\"broker\":\"$(SSL)\",\"ca\":\"$WORK/first-ca.pem\",\"expect\":\"alert certificate required|alert bad certificate\"}"
+}
+add_scram_user() {
+  tool kafka-configs --bootstrap-server "127.0.0.1:$PLAIN_PORT" --alter --entity-type users --entity-name sam \
+    --add-config 'SCRAM-SHA-512=[iterations=4096,password=sam-secret]'
+}
+kafkajs_sasl_ssl_scram_sha_512() {
+  add_scram_user || return 1
+  kafkajs round-trip "{\"broker\":\"127.0.0.1:$SASL_SSL_PORT\",\"topic\":\"$TOPIC-kjs-scram\",\"ca\":\"$WORK/first-ca.pem\",\"sasl\":{\"mechanism\":\"scram-sha-512\",\"username\":\"sam\",\"password\":\"sam-secret\"}}"
+}
+kafkajs_sasl_ssl_plain() {
+  kafkajs round-trip "{\"broker\":\"127.0.0.1:$SASL_SSL_PORT\",\"topic\":\"$TOPIC-kjs-plain\",\"ca\":\"$WORK/first-ca.pem\",\"sasl\":{\"mechanism\":\"plain\",\"username\":\"paula\",\"password\":\"paula-secret\"}}"
+}
+kafkajs_sasl_ssl_wrong_password_refused() {
+  kafkajs refused "{\"broker\":\"127.0.0.1:$SASL_SSL_PORT\",\"ca\":\"$WORK/first-ca.pem\",\"sasl\":{\"mechanism\":\"scram-sha-512\",\"username\":\"sam\",\"password\":\"not-sams\"},\"expect\":\"SASL SCRAM SHA512 authentication failed.*SASL_AUTHENTICATION_FAILED|Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512\"}"
+}
+
 rotate_keystore() {
   tool kafka-configs --bootstrap-server "127.0.0.1:$PLAIN_PORT" --entity-type brokers --entity-name 1 --alter \
     --add-config "listener.name.ssl.ssl.keystore.location=$WORK/broker-rotated.p12" || return 1
@@ -144,6 +184,13 @@ if check make_stores make_stores && check start_karst start_karst; then
   check topics_over_ssl topics_over_ssl
   check console_round_trip console_round_trip
   check no_client_cert_refused no_client_cert_refused
+  check kafkajs_ssl_server_verified kafkajs_ssl_server_verified
+  check kafkajs_untrusted_server_refused kafkajs_untrusted_server_refused
+  check kafkajs_mtls kafkajs_mtls
+  check kafkajs_mtls_without_cert_refused kafkajs_mtls_without_cert_refused
+  check kafkajs_sasl_ssl_scram_sha_512 kafkajs_sasl_ssl_scram_sha_512
+  check kafkajs_sasl_ssl_plain kafkajs_sasl_ssl_plain
+  check kafkajs_sasl_ssl_wrong_password_refused kafkajs_sasl_ssl_wrong_password_refused
   check rotate_keystore rotate_keystore
 fi
 echo "interop-tls: $PASSED passed, $FAILED failed"
