@@ -111,7 +111,7 @@ func (b *Broker) handleFetch(_ context.Context, r *Request) Outcome {
 			defer sess.Unlock()
 			resp.SessionID = sess.ID
 		}
-		targets := b.fetchTargets(version, req, sess, incremental)
+		targets := b.fetchTargets(version, req, sess, incremental, r.topicRefused)
 		// As Kafka's ReplicaManager: a fetch of no partitions is answered
 		// at once, whatever max_wait says.
 		canWait := len(targets) > 0 && req.MinBytes > 0 && req.MinBytes <= req.MaxBytes && maxWait > 0 && !anyResolveError(targets)
@@ -195,7 +195,7 @@ func (b *Broker) openFetchSession(version int16, req *kmsg.FetchRequest) (*fetch
 // sessionless fetch, the session's (after applying the request's changes)
 // otherwise. The targets are values in one slice, not an allocation each:
 // a consumer's fetches come many times a second.
-func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetchsession.Session, incremental bool) []fetchTarget {
+func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetchsession.Session, incremental bool, refused func(string) bool) []fetchTarget {
 	var targets []fetchTarget
 	if sess == nil {
 		n := 0
@@ -239,7 +239,7 @@ func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetch
 	}
 	img := b.image()
 	for i := range targets {
-		b.resolveFetchTarget(img, &targets[i])
+		b.resolveFetchTarget(img, &targets[i], refused)
 	}
 	return targets
 }
@@ -248,11 +248,24 @@ func (b *Broker) fetchTargets(version int16, req *kmsg.FetchRequest, sess *fetch
 // partition it could not resolve (unknown topic or partition, not the leader).
 var noAbortedTransactions = []kmsg.FetchResponseTopicPartitionAbortedTransaction{}
 
-func (b *Broker) resolveFetchTarget(img *metadata.Image, t *fetchTarget) {
+// resolveFetchTarget finds a target's partition; refused, the fetch
+// gate's (nil without an authorizer), names the topics the principal may
+// not read, answered TOPIC_AUTHORIZATION_FAILED: before the topic is
+// looked up when named (so a refused topic's existence is not told), after
+// when given by id.
+func (b *Broker) resolveFetchTarget(img *metadata.Image, t *fetchTarget, refused func(string) bool) {
 	t.out = fetchAnswer{HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1, AbortedTransactions: noAbortedTransactions}
+	if refused != nil && t.key.Topic != "" && refused(t.key.Topic) {
+		t.out.ErrorCode = kerr.TopicAuthorizationFailed.Code
+		return
+	}
 	topic, code := requestTopic(img, t.key.Topic == "", t.key.Topic, t.key.TopicID)
 	if code != 0 {
 		t.out.ErrorCode = code
+		return
+	}
+	if refused != nil && refused(topic.Name) {
+		t.out.ErrorCode = kerr.TopicAuthorizationFailed.Code
 		return
 	}
 	t.part, t.meta, t.out.ErrorCode = b.leaderPartition(topic, t.key.Partition, t.epoch)

@@ -47,6 +47,11 @@ type Request struct {
 	Header wire.RequestHeader
 	Body   kmsg.Request
 	Conn   *Conn
+	// topicRefused, set by the Fetch gate when an authorizer is on, names
+	// the topics whose partitions the handler answers
+	// TOPIC_AUTHORIZATION_FAILED: a fetch session's partitions are
+	// resolved in the handler, so the check is made there.
+	topicRefused func(topic string) bool
 }
 
 // Version is the request's API version.

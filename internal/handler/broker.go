@@ -114,10 +114,14 @@ func NewBroker(opts Options) *Broker {
 
 // Handle runs api's handler for r.
 func (b *Broker) Handle(ctx context.Context, api *API, r *Request) Outcome {
-	if out, refused := b.refused(api, r); refused {
-		return out
+	v := b.authorize(api, r)
+	if v.closeNow {
+		return closeConnection()
 	}
-	return api.handle(b, ctx, r)
+	if v.refusal != nil {
+		return Ready(v.refusal)
+	}
+	return v.finish(api.handle(b, ctx, r))
 }
 
 // endpointFor returns the advertised endpoint of the listener a request

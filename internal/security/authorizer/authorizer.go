@@ -143,3 +143,84 @@ func implies(granted, op int8) bool {
 	}
 	return false
 }
+
+// hardcodedName is the resource name Kafka's Authorizer.authorizeByResourceType
+// asks about first, so that super users and allow.everyone.if.no.acl.found
+// are answered as for any one resource.
+const hardcodedName = "hardcode"
+
+// AuthorizeByResourceType reports whether principal may perform op on at
+// least one resource of the type, as Kafka's default
+// Authorizer.authorizeByResourceType: an ALLOW (of op itself or ALL, from
+// the exact host or "*") on a pattern that no DENY covers, where a DENY on
+// the literal wildcard refuses every resource. InitProducerId asks it
+// (WRITE on any topic stands in for IDEMPOTENT_WRITE).
+func (a *Authorizer) AuthorizeByResourceType(principal, host string, op, resourceType int8) bool {
+	if a.Authorize(principal, host, Action{Operation: op, ResourceType: resourceType, ResourceName: hardcodedName}) {
+		return true
+	}
+	r := a.byType[resourceType]
+	if r == nil {
+		return false
+	}
+	applies := func(acl metadata.ACL) bool {
+		return (acl.Host == host || acl.Host == metadata.ACLWildcard) &&
+			(acl.Principal == principal || acl.Principal == wildcardPrincipal) &&
+			(acl.Operation == op || acl.Operation == metadata.OpAll)
+	}
+	denyLiteral, denyPrefixed := map[string]bool{}, map[string]bool{}
+	var allowLiteral, allowPrefixed []string
+	collect := func(acls map[string][]metadata.ACL, literal bool) (wildcardDeny, wildcardAllow bool) {
+		for name, list := range acls {
+			for _, acl := range list {
+				if !applies(acl) {
+					continue
+				}
+				switch {
+				case acl.PermissionType == metadata.PermissionDeny && literal:
+					if name == metadata.ACLWildcard {
+						wildcardDeny = true
+					}
+					denyLiteral[name] = true
+				case acl.PermissionType == metadata.PermissionDeny:
+					denyPrefixed[name] = true
+				case acl.PermissionType == metadata.PermissionAllow && literal:
+					if name == metadata.ACLWildcard {
+						wildcardAllow = true
+					}
+					allowLiteral = append(allowLiteral, name)
+				case acl.PermissionType == metadata.PermissionAllow:
+					allowPrefixed = append(allowPrefixed, name)
+				}
+			}
+		}
+		return wildcardDeny, wildcardAllow
+	}
+	wildcardDeny, wildcardAllow := collect(r.literal, true)
+	if wildcardDeny {
+		return false
+	}
+	collect(r.prefixed, false)
+	if wildcardAllow {
+		return true
+	}
+	dominated := func(name string) bool {
+		for n := 1; n <= len(name); n++ {
+			if denyPrefixed[name[:n]] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, name := range allowLiteral {
+		if !denyLiteral[name] && !dominated(name) {
+			return true
+		}
+	}
+	for _, name := range allowPrefixed {
+		if !dominated(name) {
+			return true
+		}
+	}
+	return false
+}
