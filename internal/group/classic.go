@@ -49,6 +49,11 @@ type classicGroup struct {
 	// unapplied is the offset writes appended but not yet durable, in
 	// append order (offsets_durable.go).
 	unapplied []*unappliedWrite
+	// durableMeta is the group's last durable GroupMetadataValue, encoded
+	// (nil: a tombstone), once metaDurable; a metadata write that never
+	// becomes durable sets the live group back to it (revertClassic).
+	durableMeta []byte
+	metaDurable bool
 	// txn is the offsets of open transactions (txn_offsets.go).
 	txn groupTxnOffsets
 	// durableConsumer is the KIP-848 group as its durable records make

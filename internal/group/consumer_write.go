@@ -142,7 +142,7 @@ func (g *consumerGroup) write(next *consumerGroup, view TopicView, first []Recor
 	var wait Durable
 	if len(recs) > 0 {
 		var err error
-		if wait, err = g.holder.appendConsumerRecords(recs, ids); err != nil {
+		if wait, err = g.holder.appendWrite(recs, ids, nil); err != nil {
 			c.logger.Warn("writing consumer group records", "group", g.id, "err", err)
 			return nil, err
 		}

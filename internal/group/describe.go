@@ -24,6 +24,7 @@ func (c *Coordinator) Describe(ids []string) []Description {
 			continue
 		}
 		g.mu.Lock()
+		g.catchUp()
 		if c.consumerGroupOf(g, false) != nil && len(g.members) == 0 {
 			// A consumer-protocol group is not a classic one: Kafka's
 			// answer, which callers before v6 reduce to a Dead group.
@@ -62,6 +63,7 @@ func (c *Coordinator) List(states, types []string) []Listing {
 	var out []Listing
 	for _, g := range c.snapshot() {
 		g.mu.Lock()
+		g.catchUp()
 		l := Listing{GroupID: g.id, ProtocolType: g.protocolType, State: g.state.String(), Type: "classic"}
 		// A consumer group is listed as its durable records make it; one
 		// whose first records are not durable yet is not listed.

@@ -14,6 +14,9 @@ func (c *Coordinator) Heartbeat(groupID, memberID string, instanceID *string, ge
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// A metadata write lost since is reverted first, so the request
+	// is checked against the group as it is now.
+	g.catchUp()
 	if g.state == Dead {
 		return kerr.CoordinatorNotAvailable
 	}

@@ -1,7 +1,6 @@
 package group
 
 import (
-	"context"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -31,6 +30,9 @@ func (c *Coordinator) Join(req JoinRequest) <-chan JoinResult {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// A metadata write lost since is reverted first, so the request
+	// is checked against the group as it is now.
+	g.catchUp()
 	now := c.clock.Now()
 	switch {
 	case !g.acceptJoining(req.MemberID):
@@ -171,7 +173,10 @@ func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest,
 		// The leader gets the members to know the group but keeps the
 		// assignment it has (KIP-814).
 		r.SkipAssignment = wasLeader
-		r.Wait = g.revertReplacementUnlessDurable(wait, old, &m)
+		// If the record naming the new id never becomes durable, the
+		// group goes back to the one in the log (revertClassic), whose
+		// old id takes its place back, as Kafka reverts the replacement.
+		r.Wait = wait
 		ch <- r
 	default:
 		m.protocols = req.Protocols
@@ -180,37 +185,15 @@ func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest,
 	}
 }
 
-// revertReplacementUnlessDurable is wait, which the new incarnation's
-// answer waits on: if the group's record naming it never becomes durable,
-// the old member id takes its place back, as Kafka reverts a static
-// member's replacement whose write failed (the log still names the old
-// id). A wait that only timed out reverts nothing.
-func (g *classicGroup) revertReplacementUnlessDurable(wait Durable, old, replacement *member) Durable {
-	return func(ctx context.Context) error {
-		err := wait(ctx)
-		if err == nil || ctx.Err() != nil {
-			return err
-		}
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if g.members[replacement.id] == replacement && g.members[old.id] == nil {
-			g.swapMember(replacement, old)
-			old.deadline = g.c.clock.Now().Add(old.sessionTimeout)
-			g.c.logger.Warn("a static member's new id was not written; the old id is back", "group", g.id,
-				"old", old.id, "new", replacement.id, "err", err)
-		}
-		return err
-	}
-}
-
 // writeNewGroup appends the Empty GroupMetadataValue of a group the
 // JoinGroup created, as Kafka commits a new group to its log with the
 // join that creates it (newEmptyGroupMetadataRecord), so the group is
 // still listed after a restart. If the append fails the group is
 // forgotten and a member waiting in it told, as Kafka reverts its
-// snapshot; an answer already given (MEMBER_ID_REQUIRED) stands.
+// snapshot; an answer already given (MEMBER_ID_REQUIRED) stands. If it
+// never becomes durable, revertClassic does the same.
 func (g *classicGroup) writeNewGroup(now time.Time) {
-	_, err := g.c.append(g.id, []Record{emptyGroupMetadataRecord(g.id, g.stateSince)})
+	_, err := g.appendRecords([]Record{emptyGroupMetadataRecord(g.id, g.stateSince)})
 	if err == nil {
 		return
 	}

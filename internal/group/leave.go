@@ -21,6 +21,9 @@ func (c *Coordinator) Leave(groupID string, members []MemberIdentity) (*kerr.Err
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// A metadata write lost since is reverted first, so the request
+	// is checked against the group as it is now.
+	g.catchUp()
 	if g.state == Dead {
 		return kerr.CoordinatorNotAvailable, nil
 	}

@@ -62,7 +62,7 @@ func (c *Coordinator) load(r Replayer, owns func(groupID string) bool) (skipped 
 			return nil
 		}
 		if d.kind == keyOffsetCommit && d.offset != nil && sr.ProducerID >= 0 {
-			c.loadPending(d, sr)
+			c.apply(d, &txnProducer{id: sr.ProducerID, epoch: sr.ProducerEpoch}, now)
 			byProducer := open[sr.Partition]
 			if byProducer == nil {
 				byProducer = map[int64]map[string]struct{}{}
@@ -74,7 +74,7 @@ func (c *Coordinator) load(r Replayer, owns func(groupID string) bool) (skipped 
 			byProducer[sr.ProducerID][d.group] = struct{}{}
 			return nil
 		}
-		c.apply(d, now)
+		c.apply(d, nil, now)
 		return nil
 	})
 	var offline []*PartitionLoadError
@@ -96,17 +96,6 @@ func (c *Coordinator) load(r Replayer, owns func(groupID string) bool) (skipped 
 	c.rebuildTxnIndex()
 	c.startLoadedSessions(owns)
 	return skipped, err
-}
-
-// loadPending replays a transactional offset commit.
-func (c *Coordinator) loadPending(d decoded, sr StoredRecord) {
-	g := c.group(d.group, true)
-	g.mu.Lock()
-	if g.state == Dead {
-		g.state = Empty
-	}
-	g.addPending(sr.ProducerID, sr.ProducerEpoch, d.tp, *d.offset)
-	g.mu.Unlock()
 }
 
 // loadMarker replays a transaction marker: it ends the producer's
@@ -149,20 +138,21 @@ func (c *Coordinator) rebuildTxnIndex() {
 	c.offsetState.mu.Unlock()
 }
 
-func (c *Coordinator) apply(d decoded, now time.Time) {
-	switch d.kind {
-	case keyOffsetCommit:
-		g := c.group(d.group, true)
-		g.mu.Lock()
-		if g.state == Dead {
-			g.state = Empty
-		}
-		g.replayOffset(d)
-		g.mu.Unlock()
-	case keyGroupMetadata:
-		g := c.group(d.group, true)
-		g.mu.Lock()
+// apply replays one offset or classic group metadata record at load,
+// through replay, the function that replays every durable write; at load
+// the live classic group is what its durable record says.
+func (c *Coordinator) apply(d decoded, txn *txnProducer, now time.Time) {
+	if d.kind != keyOffsetCommit && d.kind != keyGroupMetadata {
+		return
+	}
+	g := c.group(d.group, true)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if d.kind == keyOffsetCommit && g.state == Dead {
+		g.state = Empty
+	}
+	g.replay(d, txn)
+	if d.kind == keyGroupMetadata {
 		g.replayMetadata(d.meta, now)
-		g.mu.Unlock()
 	}
 }

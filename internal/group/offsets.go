@@ -175,9 +175,12 @@ func (c *Coordinator) fetchOffsets(groupID string, partitions []TopicPartition, 
 			}
 		}
 	}
-	if stable && len(g.txn.pending) > 0 {
+	if stable && (len(g.txn.pending) > 0 || g.unappliedTxn(-1)) {
 		for i := range out {
-			if g.hasPending(out[i].TopicPartition) {
+			// A transactional batch not durable yet is an open
+			// transaction too: Kafka's require_stable fetch reads the
+			// latest state once it is durable, so it sees it pending.
+			if tp := out[i].TopicPartition; g.hasPending(tp) || g.unappliedTxnCommit(tp) {
 				out[i].CommittedOffset = CommittedOffset{Offset: -1, LeaderEpoch: -1}
 				out[i].Err = kerr.UnstableOffsetCommit
 			}
@@ -295,7 +298,7 @@ func (c *Coordinator) DeleteGroups(ids []string) ([]*kerr.Error, Durable) {
 		default:
 			g.catchUp()
 			recs := append(g.offsetTombstones(), g.groupTombstones(c.consumerGroupOf(g, false))...)
-			wait, err := c.append(g.id, recs)
+			wait, err := g.appendRecords(recs)
 			if err != nil {
 				errs[i] = kerr.CoordinatorNotAvailable
 				break

@@ -89,12 +89,14 @@ func emptyGroupMetadataRecord(group string, stateSince time.Time) Record {
 	return Record{Key: groupMetadataKey(group), Value: v.AppendTo(nil)}
 }
 
-// persistGroup appends the group's metadata. A failed append is logged
-// and returned, for the caller to answer the error; after a restart the
-// previous generation in the log comes back, whose members are told
+// persistGroup appends the group's metadata, replayed into its durable
+// state once durable (appendRecords). A failed append is logged and
+// returned, for the caller to answer the error; one that never becomes
+// durable sets the group back to its previous generation in the log, as
+// a restart would (revertClassic), whose members are told
 // ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID and join again.
 func (g *classicGroup) persistGroup() (Durable, error) {
-	wait, err := g.c.append(g.id, []Record{g.groupMetadataRecord()})
+	wait, err := g.appendRecords([]Record{g.groupMetadataRecord()})
 	if err != nil {
 		g.c.logger.Warn("writing group metadata", "group", g.id, "err", err)
 	}

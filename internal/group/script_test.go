@@ -40,6 +40,10 @@ type scriptLog struct {
 type scriptAppend struct {
 	records []Record
 	state   int // appendPending, appendDurable, appendLost
+	// txn is the producer of a transactional batch; marker, a control
+	// batch of it that commits (commit) or aborts.
+	txn            *txnProducer
+	marker, commit bool
 }
 
 const (
@@ -51,9 +55,17 @@ const (
 var errSyncFailed = errors.New("script: the fsync failed")
 
 func (l *scriptLog) Append(_ string, recs []Record) (Durable, error) {
+	return l.add(&scriptAppend{records: recs})
+}
+
+// AppendTxn writes a producer's transactional batch (TxnStore).
+func (l *scriptLog) AppendTxn(_ string, producerID int64, producerEpoch int16, recs []Record) (Durable, error) {
+	return l.add(&scriptAppend{records: recs, txn: &txnProducer{id: producerID, epoch: producerEpoch}})
+}
+
+func (l *scriptLog) add(a *scriptAppend) (Durable, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	a := &scriptAppend{records: recs}
 	l.appends = append(l.appends, a)
 	return func(ctx context.Context) error {
 		for {
@@ -99,8 +111,20 @@ func (l *scriptLog) Replay(fn func(StoredRecord) error) error {
 		if a.state != appendDurable {
 			continue
 		}
+		sr := StoredRecord{ProducerID: -1, ProducerEpoch: -1}
+		if a.txn != nil {
+			sr.ProducerID, sr.ProducerEpoch, sr.Transactional = a.txn.id, a.txn.epoch, true
+		}
+		if a.marker {
+			sr.Marker, sr.Commit = true, a.commit
+			if err := fn(sr); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, r := range a.records {
-			if err := fn(StoredRecord{Key: r.Key, Value: r.Value, ProducerID: -1, ProducerEpoch: -1}); err != nil {
+			sr.Key, sr.Value = r.Key, r.Value
+			if err := fn(sr); err != nil {
 				return err
 			}
 		}
@@ -205,16 +229,73 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("stable") {
 			fetch = s.c.FetchStableOffsets
 		}
-		top, offsets := fetch(arg(t, d, "group", "g"), nil)
+		// partitions=t-0,t-1 asks for those; none: every one.
+		var tps []TopicPartition
+		if d.HasArg("partitions") {
+			tps = parseTPs(t, arg(t, d, "partitions", ""))
+		}
+		top, offsets := fetch(arg(t, d, "group", "g"), tps)
 		if top != nil {
 			fmt.Fprintf(&out, "error %s\n", top.Message)
 		}
 		for _, o := range offsets {
+			if o.Err != nil {
+				fmt.Fprintf(&out, "%s-%d: %s\n", o.Topic, o.Partition, o.Err.Message)
+				continue
+			}
 			fmt.Fprintf(&out, "%s-%d: %d\n", o.Topic, o.Partition, o.Offset)
 		}
 		if len(offsets) == 0 && top == nil {
 			out.WriteString("no offsets\n")
 		}
+	case "txn-commit":
+		var producer, epoch int
+		d.ScanArgs(t, "producer", &producer)
+		d.ScanArgs(t, "epoch", &epoch)
+		req := TxnCommitRequest{GroupID: arg(t, d, "group", "g"), ProducerID: int64(producer), ProducerEpoch: int16(epoch),
+			Generation: -1, Offsets: parseOffsets(t, d.Input)}
+		top, errs, wait := s.c.CommitTransactionalOffsets(req)
+		writeCodes(&out, req.Offsets, top, errs)
+		if top == nil {
+			s.await(&out, "txn-commit", wait)
+		}
+	case "end-txn":
+		// The transaction coordinator writes the marker, durable, then
+		// ends the transaction in the groups.
+		var producer, epoch int
+		d.ScanArgs(t, "producer", &producer)
+		d.ScanArgs(t, "epoch", &epoch)
+		commit := d.HasArg("commit")
+		s.log.mu.Lock()
+		s.log.appends = append(s.log.appends, &scriptAppend{state: appendDurable, marker: true, commit: commit,
+			txn: &txnProducer{id: int64(producer), epoch: int16(epoch)}})
+		s.log.mu.Unlock()
+		s.c.CompleteTransaction(int64(producer), int16(epoch), commit)
+		fmt.Fprintf(&out, "pending transactions %v\n", s.c.PendingTransactions())
+	case "classic-heartbeat":
+		var gen int
+		d.ScanArgs(t, "generation", &gen)
+		var instance *string
+		if d.HasArg("instance") {
+			id := arg(t, d, "instance", "")
+			instance = &id
+		}
+		member := arg(t, d, "member", "")
+		if err := s.c.Heartbeat(arg(t, d, "group", "g"), member, instance, int32(gen)); err != nil {
+			fmt.Fprintf(&out, "heartbeat %s: %s\n", member, err.Message)
+		} else {
+			fmt.Fprintf(&out, "heartbeat %s: ok\n", member)
+		}
+	case "group":
+		id := arg(t, d, "group", "g")
+		g := s.c.group(id, false)
+		if g == nil {
+			out.WriteString("no group\n")
+			break
+		}
+		g.mu.Lock()
+		fmt.Fprintf(&out, "%s: %s generation %d leader %q members %q\n", id, g.state, g.generation, g.leader, g.order)
+		g.mu.Unlock()
 	case "records":
 		s.writeRecords(&out)
 	case "sync":
@@ -287,6 +368,23 @@ func arg(t *testing.T, d *datadriven.TestData, key, def string) string {
 }
 
 // parseOffsets reads lines "topic partition [offset]".
+// parseTPs reads partitions written t-0,t-1 ("" is none).
+func parseTPs(t *testing.T, list string) []TopicPartition {
+	var out []TopicPartition
+	for _, tp := range strings.Split(list, ",") {
+		if tp == "" {
+			continue
+		}
+		i := strings.LastIndexByte(tp, '-')
+		p, err := strconv.Atoi(tp[i+1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, TopicPartition{tp[:i], int32(p)})
+	}
+	return out
+}
+
 func parseOffsets(t *testing.T, input string) []OffsetToCommit {
 	var out []OffsetToCommit
 	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
@@ -360,7 +458,14 @@ func (s *script) writeRecords(out *strings.Builder) {
 	defer s.log.mu.Unlock()
 	for _, a := range s.log.appends[s.log.printed:] {
 		state := [...]string{"pending", "durable", "lost"}[a.state]
-		fmt.Fprintf(out, "append (%s)\n", state)
+		switch {
+		case a.marker:
+			fmt.Fprintf(out, "marker (%s) producer %d commit %t\n", state, a.txn.id, a.commit)
+		case a.txn != nil:
+			fmt.Fprintf(out, "append (%s) producer %d epoch %d\n", state, a.txn.id, a.txn.epoch)
+		default:
+			fmt.Fprintf(out, "append (%s)\n", state)
+		}
 		for _, r := range a.records {
 			d, err := decodeRecord(r.Key, r.Value)
 			switch {
@@ -519,17 +624,7 @@ func (s *script) heartbeat(t *testing.T, d *datadriven.TestData, out *strings.Bu
 	}
 	if d.HasArg("owned") {
 		req.OwnedSent = true
-		for _, tp := range strings.Split(arg(t, d, "owned", ""), ",") {
-			if tp == "" {
-				continue
-			}
-			i := strings.LastIndexByte(tp, '-')
-			p, err := strconv.Atoi(tp[i+1:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Owned = append(req.Owned, TopicPartition{tp[:i], int32(p)})
-		}
+		req.Owned = parseTPs(t, arg(t, d, "owned", ""))
 	}
 	res := s.c.ConsumerHeartbeat(req)
 	name := "heartbeat " + req.MemberID

@@ -22,6 +22,9 @@ func (c *Coordinator) Sync(req SyncRequest) <-chan SyncResult {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// A metadata write lost since is reverted first, so the request
+	// is checked against the group as it is now.
+	g.catchUp()
 	now := c.clock.Now()
 	if g.state == Empty {
 		ch <- SyncResult{Err: kerr.UnknownMemberID}
@@ -44,7 +47,9 @@ func (c *Coordinator) Sync(req SyncRequest) <-chan SyncResult {
 		}
 	case Stable:
 		g.removePendingSync(m.id)
-		ch <- g.syncResult(m)
+		r := g.syncResult(m)
+		r.Wait = g.metadataDurable()
+		ch <- r
 	}
 	return ch
 }

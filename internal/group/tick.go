@@ -46,6 +46,7 @@ func (c *Coordinator) Run(ctx context.Context, interval time.Duration) {
 func due(deadline, now time.Time) bool { return !deadline.IsZero() && !now.Before(deadline) }
 
 func (g *classicGroup) tick(now time.Time) {
+	g.catchUp()
 	if g.state == Dead {
 		return
 	}

@@ -95,7 +95,6 @@ func (c *Coordinator) CommitTransactionalOffsets(req TxnCommitRequest) (*kerr.Er
 	now := c.clock.Now().UnixMilli()
 	errs := make([]*kerr.Error, len(req.Offsets))
 	var recs []Record
-	var stored []int
 	for i, o := range req.Offsets {
 		co := CommittedOffset{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, CommitTimestamp: now}
 		if o.Metadata != nil {
@@ -106,23 +105,16 @@ func (c *Coordinator) CommitTransactionalOffsets(req TxnCommitRequest) (*kerr.Er
 			continue
 		}
 		recs = append(recs, Record{Key: offsetCommitKey(g.id, o.TopicPartition), Value: offsetCommitValue(co)})
-		stored = append(stored, i)
 	}
 	if len(recs) == 0 {
 		return nil, errs, noWait
 	}
-	wait, err := c.appendTxn(g.id, req.ProducerID, req.ProducerEpoch, recs)
+	// The offsets are pending once the batch is durable, replayed as
+	// Load replays it.
+	wait, err := g.appendWrite(recs, nil, &txnProducer{id: req.ProducerID, epoch: req.ProducerEpoch})
 	if err != nil {
 		c.logger.Warn("writing transactional offsets", "group", g.id, "producer", req.ProducerID, "err", err)
 		return txnAppendError(err), nil, noWait
-	}
-	for _, i := range stored {
-		o := req.Offsets[i]
-		co := CommittedOffset{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, CommitTimestamp: now}
-		if o.Metadata != nil {
-			co.Metadata = *o.Metadata
-		}
-		g.addPending(req.ProducerID, req.ProducerEpoch, o.TopicPartition, co)
 	}
 	return nil, errs, wait
 }
@@ -296,6 +288,20 @@ func (c *Coordinator) indexTxn(producerID int64, groupID string) {
 		s.openTxns[producerID] = gs
 	}
 	gs[groupID] = struct{}{}
+}
+
+// unindexTxn forgets that group holds offsets of the producer's
+// transaction (its only write of them was lost).
+func (c *Coordinator) unindexTxn(producerID int64, groupID string) {
+	s := &c.offsetState
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gs := s.openTxns[producerID]; gs != nil {
+		delete(gs, groupID)
+		if len(gs) == 0 {
+			delete(s.openTxns, producerID)
+		}
+	}
 }
 
 // takeTxn removes and returns the groups holding offsets of the
