@@ -3,8 +3,11 @@
 # tracked files (as they are in the work tree) to a new temporary directory
 # and runs the quickstart blocks there exactly as written, in a private
 # network namespace so that port 9092 is free whatever else runs on the
-# machine, then checks what they printed. It prints the time from the first
-# command (go build) to the first record consumed.
+# machine, then checks what they printed: the admin CLI block, the kcat block
+# when kcat is installed, and Kafka's tools block when java is (its bin/*.sh
+# are shims running Kafka 4.4.0's tool classes from interop/kafka's jars). It
+# prints the time from the first command (go build) to the first record
+# consumed, and how long Kafka's tools block took.
 #
 #   scripts/readme-quickstart.sh     (QUICKSTART_TIMEOUT seconds, default 300)
 set -euo pipefail
@@ -21,9 +24,23 @@ block() {
     index($0, e) == 1 { on = 0 }
     on && !/^```/' "$root/README.md"
 }
-{ block quickstart; command -v kcat >/dev/null && block quickstart-kcat; } > "$work/quickstart.sh"
-[ -s "$work/quickstart.sh" ] || { echo "no quickstart block in README.md" >&2; exit 1; }
+# Kafka's tools run when java is here and interop/kafka has (or, before the
+# network namespace, fetches) the 4.4.0 jars: bin/kafka-*.sh in the copy are
+# then shims running the same tool classes from those jars.
+kafka_tools=0
+if command -v java >/dev/null && (source "$root/interop/kafka/common.sh" && ensure_kafka_jars) >/dev/null 2>&1; then
+  kafka_tools=1
+fi
+{ block quickstart; command -v kcat >/dev/null && block quickstart-kcat; [ "$kafka_tools" = 1 ] && block quickstart-kafka; echo ': done'; } > "$work/quickstart.sh"
+grep -q karst "$work/quickstart.sh" || { echo "no quickstart block in README.md" >&2; exit 1; }
 (cd "$root" && git ls-files -z | tar --null -T - -c) | tar -x -C "$work/"
+if [ "$kafka_tools" = 1 ]; then
+  mkdir -p "$work/bin"
+  for tool in kafka-topics kafka-console-producer kafka-console-consumer kafka-consumer-groups; do
+    printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$root/interop/kafka/tool.sh" "$tool" > "$work/bin/$tool.sh"
+    chmod +x "$work/bin/$tool.sh"
+  done
+fi
 mkdir -p "$work/.trace"
 
 # Each command is traced with the time it started; the broker started in
@@ -64,11 +81,20 @@ if command -v kcat >/dev/null; then
   expect '^dave => howdy$'
   expect 'topic "greetings" with 3 partitions'
 fi
+if [ "$kafka_tools" = 1 ]; then
+  expect '^Created topic events\.$'
+  expect '^hello$'
+  expect '^readers +greetings +[0-2] '
+else
+  echo "readme-quickstart: Kafka's tools block not run (no java, or the Kafka 4.4.0 jars could not be fetched)"
+fi
 if [ "$fail" -ne 0 ]; then cat "$work/.trace/out" "$work/.trace/err"; exit 1; fi
 
 # From the first traced command (go build), and from the broker's start,
 # to the command after the first consume.
 awk '/^\++ [0-9.]+ / { t[++n] = $2; if (!serve && $0 ~ /karst serve/) serve = $2
-    if (!first && prev ~ /karst consume/) first = $2; prev = $0 }
+    if (!first && prev ~ /karst consume/) first = $2
+    if (!kafka && $0 ~ /bin\/kafka-topics\.sh/) kafka = $2; prev = $0 }
   END { if (first) printf "readme-quickstart: ok; to the first record consumed: %.2f s from go build, %.2f s from karst serve\n", first - t[2], first - serve
-        else print "readme-quickstart: ok" }' "$work/.trace/err"
+        else print "readme-quickstart: ok"
+        if (kafka) printf "readme-quickstart: Kafka 4.4.0 tools block: %.2f s\n", t[n] - kafka }' "$work/.trace/err"

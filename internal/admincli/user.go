@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -53,7 +54,9 @@ func describeUsers(ctx context.Context, f *flags, args []string, s Streams, chec
 			fails.add(resultErr("describing user "+u.User, u.Err, u.ErrMessage))
 			continue
 		}
-		for _, c := range u.CredInfos {
+		// Kafka answers the mechanisms in no fixed order.
+		creds := slices.SortedFunc(slices.Values(u.CredInfos), func(a, b kadm.CredInfo) int { return int(a.Mechanism) - int(b.Mechanism) })
+		for _, c := range creds {
 			t.row(u.User, c.Mechanism, c.Iterations)
 		}
 	}

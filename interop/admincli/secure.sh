@@ -17,6 +17,9 @@ SP="$(free_port)"; SS="$(free_port)"; SB="127.0.0.1:$SS"
 SECURE_CONFIG=(
   "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"
   'listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";'
+  # Kafka wants a login module for every enabled mechanism.
+  "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+  "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
   "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer"
   "super.users=User:ANONYMOUS;User:admin"
   "auto.create.topics.enable=false"
