@@ -115,7 +115,7 @@
 // with a LeaderChangeMessage control batch at epoch 1, then data batches at
 // epoch 1, with metadata.version first; each later Karst process that
 // writes starts the next epoch the same way (internal/node's metadataLog,
-// checked against Kafka 4.1.2 by interop/datadir). Kafka's LogManager
+// checked against Kafka 4.4.0, and 4.1.2, by interop/datadir). Kafka's LogManager
 // ignores __cluster_metadata-0 (raft owns it), so it is not listed in the
 // root checkpoint files (recovery-point-offset-checkpoint and friends).
 //
