@@ -19,8 +19,16 @@ func isConsumerRecord(key []byte) bool {
 // named by ids, to the group's durable view; the caller holds g.mu.
 // Malformed records (load counts them) are skipped.
 func (g *classicGroup) replayDurableConsumer(key, value []byte, ids TopicIDs) {
-	rec, ok, err := decodeConsumerRecord(key, value)
-	if !ok || err != nil || rec.Type == keyConsumerGroupPartitionMetadata {
+	if rec, ok, err := decodeConsumerRecord(key, value); ok && err == nil {
+		g.replayConsumer(rec, ids)
+	}
+}
+
+// replayConsumer applies one decoded KIP-848 record to the group's
+// durable view: the one function that replays them, at load and for
+// every durable write. The caller holds g.mu.
+func (g *classicGroup) replayConsumer(rec consumerRecord, ids TopicIDs) {
+	if rec.Type == keyConsumerGroupPartitionMetadata {
 		return
 	}
 	if rec.Tombstone && rec.Type == keyConsumerGroupMetadata {

@@ -6,12 +6,15 @@ import (
 )
 
 // loadConsumerRecord replays a consumer-protocol record (types 3 to 8)
-// found while loading, and reports whether it was one. The group comes
-// back with its members, their epochs, subscriptions and current
-// assignments, and the target assignment, so members heartbeating with
-// their epochs carry on without a rebalance. As in Kafka, every member's
-// session timer starts again at load, and so does the rebalance timer of
-// members that still have partitions to revoke.
+// found while loading, and reports whether it was one. It is replayed
+// into the group's durable view by replayConsumer, as every durable
+// write is (consumer_durable.go); once the load ends the live group is
+// that view (adoptLoadedConsumers). The group comes back with its
+// members, their epochs, subscriptions and current assignments, and the
+// target assignment, so members heartbeating with their epochs carry on
+// without a rebalance. As in Kafka, every member's session timer starts
+// again at load, and so does the rebalance timer of members that still
+// have partitions to revoke.
 func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) bool {
 	rec, ok, err := decodeConsumerRecord(key, value)
 	if !ok {
@@ -30,26 +33,38 @@ func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) bool 
 	}
 	holder.mu.Lock()
 	defer holder.mu.Unlock()
-	holder.replayDurableConsumer(key, value, c.topics())
-	if rec.Tombstone {
-		if c.consumerGroupOf(holder, false) == nil {
-			return true
+	had := holder.durableConsumer != nil
+	holder.replayConsumer(rec, c.topics())
+	switch {
+	case !rec.Tombstone:
+		if holder.state == Dead {
+			holder.transition(Empty, now)
 		}
-		if rec.Type == keyConsumerGroupMetadata {
-			// The group is deleted; what is left of the id is its offsets,
-			// if any (Load forgets a Dead group without them).
-			c.dropConsumerGroup(holder)
-			if len(holder.offsets) == 0 && holder.generation == 0 && holder.protocolType == "" {
-				holder.transition(Dead, now)
-			}
-			return true
+	case had && rec.Type == keyConsumerGroupMetadata:
+		// The group is deleted; what is left of the id is its offsets,
+		// if any (Load forgets a Dead group without them).
+		if len(holder.offsets) == 0 && holder.generation == 0 && holder.protocolType == "" {
+			holder.transition(Dead, now)
 		}
-	} else if holder.state == Dead {
-		holder.transition(Empty, now)
 	}
-	g := c.consumerGroupOf(holder, true)
-	g.replay(rec, c.topics(), c.consumerConfig(holder.id), now)
 	return true
+}
+
+// adoptLoadedConsumers makes each loaded group's live KIP-848 state its
+// durable view, as replayed by the load.
+func (c *Coordinator) adoptLoadedConsumers(owns func(groupID string) bool) {
+	for _, g := range c.snapshot() {
+		if !owns(g.id) {
+			continue
+		}
+		g.mu.Lock()
+		if g.durableConsumer != nil {
+			c.setConsumerGroup(g, g.durableConsumer.clone())
+		} else {
+			c.dropConsumerGroup(g)
+		}
+		g.mu.Unlock()
+	}
 }
 
 func (g *consumerGroup) replay(rec consumerRecord, ids TopicIDs, cfg ConsumerConfig, now time.Time) {

@@ -94,6 +94,7 @@ func (c *Coordinator) load(r Replayer, owns func(groupID string) bool) (skipped 
 	}
 	c.mu.Unlock()
 	c.rebuildTxnIndex()
+	c.adoptLoadedConsumers(owns)
 	c.startLoadedSessions(owns)
 	return skipped, err
 }
