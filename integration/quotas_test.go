@@ -395,3 +395,34 @@ func TestControllerMutationRateIsEnforced(t *testing.T) {
 		t.Fatalf("CreateTopics v%d throttle_time_ms = %d, want v5 and about 1000", permissive.GetVersion(), permissive.ThrottleMillis)
 	}
 }
+
+// TestRequestPercentageIsEnforced: with a request_percentage far below
+// what even a Metadata request costs, the client is throttled, never for
+// more than one quota window (ClientRequestQuotaManager's cap), and
+// another client id is not.
+func TestRequestPercentageIsEnforced(t *testing.T) {
+	b, _, adm := adminClient(t, quotaWindows...)
+	ctx := testContext(t)
+	setClientQuota(t, ctx, adm, "busy", "request_percentage", 0.0001)
+	run := func(id string, hook *throttleHook) {
+		cl := quotaClient(t, b, id, hook)
+		for range 3 {
+			if _, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var busy, idle throttleHook
+	run("busy", &busy)
+	n, total := busy.get()
+	if n == 0 {
+		t.Fatal("a client over its request_percentage was never throttled")
+	}
+	if total > time.Duration(n)*time.Second {
+		t.Fatalf("%d throttles for %v: more than the 1 s window each", n, total)
+	}
+	run("idle", &idle)
+	if n, _ := idle.get(); n != 0 {
+		t.Fatalf("a client id with no request quota was throttled %d times", n)
+	}
+}
