@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/karst-broker/karst/internal/record"
 	"github.com/karst-broker/karst/karsttest"
@@ -425,4 +426,64 @@ func TestRequestPercentageIsEnforced(t *testing.T) {
 	if n, _ := idle.get(); n != 0 {
 		t.Fatalf("a client id with no request quota was throttled %d times", n)
 	}
+}
+
+// TestUserQuotaPrecedence: SASL user alice has producer_byte_rate 50 kB/s
+// and, for client id exempt-app only, 1 GB/s. The more specific
+// user+client-id quota decides for exempt-app (never throttled); any other
+// client id of alice falls back to her user quota (throttled), as Kafka's
+// DefaultQuotaCallback resolves them.
+func TestUserQuotaPrecedence(t *testing.T) {
+	const (
+		rate    = 50_000
+		records = 20
+		size    = 10_000
+	)
+	b := startSASLBroker(t, quotaWindows...)
+	addr := b.ListenerAddr("SASL_PLAINTEXT")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	admin := kadm.NewClient(saslClient(t, addr, plain.Auth{User: "admin", Pass: "admin-secret"}.AsMechanism()))
+	createAdminTopic(t, ctx, admin, "user-quota", 1)
+	alice, exempt := "alice", "exempt-app"
+	resp, err := admin.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{
+		{Entity: []kadm.ClientQuotaEntityComponent{{Type: "user", Name: &alice}},
+			Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: rate}}},
+		{Entity: []kadm.ClientQuotaEntityComponent{{Type: "user", Name: &alice}, {Type: "client-id", Name: &exempt}},
+			Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 1e9}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range resp {
+		if r.Err != nil {
+			t.Fatalf("AlterClientQuotas: %v", r.Err)
+		}
+	}
+	produce := func(clientID string) (int, time.Duration) {
+		var hook throttleHook
+		cl := saslClient(t, addr, plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism(),
+			kgo.ClientID(clientID), kgo.WithHooks(&hook), kgo.ProducerLinger(0))
+		value := incompressible(size)
+		for i := range records {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "user-quota", Value: value}).FirstErr(); err != nil {
+				t.Fatalf("%s record %d: %v", clientID, i, err)
+			}
+		}
+		return hook.get()
+	}
+	if n, total := produce("exempt-app"); n != 0 {
+		t.Fatalf("alice/exempt-app throttled %d times (%v) under a 1 GB/s user+client-id quota", n, total)
+	}
+	n, total := produce("app")
+	if n == 0 {
+		t.Fatal("alice/app was not held to alice's user quota")
+	}
+	body := scrapeMetrics(t, ctx, b.MetricsURL())
+	// With user and user+client-id quotas both set, alice/app is measured
+	// by alice's user sensor (client-id tag empty), as Kafka tags it.
+	if v := metricValue(body, "kafka_server_produce_throttle_time", `client_id=""`, `user="alice"`); v <= 0 {
+		t.Fatalf("throttle-time of alice/app = %v, want > 0", v)
+	}
+	t.Logf("alice/app: %d throttles, %v in all", n, total)
 }
