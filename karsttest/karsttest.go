@@ -171,3 +171,7 @@ func (b *Broker) SessionsExpired() int64 { return b.node.Stats().SessionsExpired
 func (b *Broker) ReloadGroupPartition(partition int32) error {
 	return b.node.ReloadGroupPartition(partition)
 }
+
+// ThrottledWaits counts the times a connection's reader waited out the mute
+// of a client quota's throttle.
+func (b *Broker) ThrottledWaits() int64 { return b.node.Stats().ThrottledWaits.Load() }

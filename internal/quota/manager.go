@@ -94,7 +94,6 @@ type sensor struct {
 	bucket     tokenBucket
 	throttle   avg
 	lastRecord int64
-	recorded   float64 // everything recorded, for the total counter
 }
 
 // NewManager returns the quota managers.
@@ -213,7 +212,6 @@ func (km *manager) recordAndThrottle(c Client, value float64, now int64) time.Du
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastRecord = now
-	s.recorded += value
 	s.rate.record(km.window, value, now)
 	if math.IsInf(bound, 1) {
 		return 0
@@ -263,7 +261,6 @@ func (m *Manager) UnrecordFetch(c Client, bytes int) {
 	s, _, _ := km.sensorFor(c, now)
 	s.mu.Lock()
 	s.rate.record(km.window, -float64(bytes), now)
-	s.recorded -= float64(bytes)
 	s.mu.Unlock()
 }
 
@@ -365,7 +362,6 @@ func (q *MutationQuota) Record(permits int) error {
 	s.lastRecord = now
 	if math.IsInf(q.bound, 1) {
 		s.rate.record(w, float64(permits), now)
-		s.recorded += float64(permits)
 		return nil
 	}
 	if q.strict {
@@ -375,7 +371,6 @@ func (q *MutationQuota) Record(permits int) error {
 		}
 	}
 	s.rate.record(w, float64(permits), now)
-	s.recorded += float64(permits)
 	s.bucket.record(w, q.bound, float64(permits), now)
 	if tokens := s.bucket.measure(w, q.bound, now); tokens < 0 && !q.strict {
 		q.violated(tokens, now)
