@@ -140,3 +140,35 @@ func TestSASLSSLKafkaGo(t *testing.T) {
 		}
 	}
 }
+
+// On SASL_SSL, ssl.client.auth counts only with the listener prefix, as in
+// Kafka ("SSL client authentication is enabled in brokers for SASL_SSL only
+// if listener-prefixed config is specified"): a broker-wide
+// ssl.client.auth=required does not ask a SASL client for a certificate;
+// listener.name.sasl_ssl.ssl.client.auth=required does.
+func TestSASLSSLClientAuthNeedsTheListenerPrefix(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		extra    []karsttest.Option
+		accepted bool
+	}{
+		{"broker-wide required", nil, true},
+		{"listener-prefixed required", []karsttest.Option{karsttest.WithConfig("listener.name.sasl_ssl.ssl.client.auth", "required")}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startTLSBroker(t, "required", append([]karsttest.Option{
+				karsttest.WithConfig("listeners", "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0"),
+				karsttest.WithConfig("sasl.enabled.mechanisms", "PLAIN"),
+				karsttest.WithConfig("listener.name.sasl_ssl.plain.sasl.jaas.config", saslAdminJAAS)}, c.extra...)...)
+			cl := saslClient(t, b.ListenerAddr("SASL_SSL"), plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism(),
+				kgo.DialTLSConfig(b.clientTLS(false)), kgo.RequestRetries(0))
+			err := cl.Ping(testContext(t))
+			if c.accepted && err != nil {
+				t.Fatalf("a SASL client without a certificate was refused: %v", err)
+			}
+			if !c.accepted && err == nil {
+				t.Fatal("a SASL client without a certificate was served with listener.name.sasl_ssl.ssl.client.auth=required")
+			}
+		})
+	}
+}

@@ -19,12 +19,12 @@ func TestValidateDynamicConfigs(t *testing.T) {
 		{"per-broker listener", true, map[string]string{"listeners": "PLAINTEXT://:9092,SSL://:9093"}, ""},
 		{"listener-prefixed keystore", true, map[string]string{"listener.name.ssl.ssl.keystore.location": "/k"}, ""},
 		{"unknown keys allowed", false, map[string]string{"my.plugin.setting": "x"}, ""},
-		{"read-only", true, map[string]string{"log.dirs": "/x", "log.retention.hours": "1"}, "Cannot update these configs dynamically: Set(log.dirs, log.retention.hours)"},
-		{"keystore without prefix", true, map[string]string{"ssl.keystore.location": "/k"}, "These security configs can be dynamically updated only per-listener using the listener prefix: Set(ssl.keystore.location)"},
+		{"read-only", true, map[string]string{"log.dirs": "/x", "log.retention.hours": "1"}, "Cannot update these configs dynamically: [log.retention.hours, log.dirs]"},
+		{"keystore without prefix", true, map[string]string{"ssl.keystore.location": "/k"}, "These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.location]"},
 		{"bad value", false, map[string]string{"log.retention.ms": "soon"}, "Invalid value soon for configuration log.retention.ms: Not a number of type LONG"},
 		{"bad prefixed value", true, map[string]string{"listener.name.plaintext.max.connections": "-1"}, "Invalid value -1 for configuration listener.name.plaintext.max.connections: Value must be at least 0"},
-		{"per-broker at default", false, map[string]string{"listeners": "PLAINTEXT://:9092"}, "Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"},
-		{"per-broker prefixed at default", false, map[string]string{"listener.name.plaintext.ssl.client.auth": "none"}, "Cannot update these configs at default cluster level, broker id must be specified: Set(listener.name.plaintext.ssl.client.auth)"},
+		{"per-broker at default", false, map[string]string{"listeners": "PLAINTEXT://:9092"}, "Cannot update these configs at default cluster level, broker id must be specified: [listeners]"},
+		{"per-broker prefixed at default", false, map[string]string{"listener.name.plaintext.ssl.client.auth": "none"}, "Cannot update these configs at default cluster level, broker id must be specified: [listener.name.plaintext.ssl.client.auth]"},
 		{"cluster-level prefixed at default", false, map[string]string{"listener.name.plaintext.max.connections": "10"}, ""},
 		{"result must be valid", true, map[string]string{"advertised.listeners": "SSL://h:1"}, "Invalid value SSL://h:1 for configuration advertised.listeners: advertised.listeners listener names must be equal to or a subset of the ones defined in listeners. Found SSL. The valid options based on the current configuration are PLAINTEXT"},
 	}
@@ -122,6 +122,25 @@ func TestApplyChanges(t *testing.T) {
 		_, err := ApplyTopicChanges(nil, e.changes)
 		if err == nil || ErrorCode(err) != e.code || err.Error() != e.msg {
 			t.Errorf("%v: err %v", e.changes, err)
+		}
+	}
+}
+
+// The orders Kafka 4.4.0 printed (kafka-configs --alter against
+// interop/kafka's broker): a java.util.HashSet's iteration order.
+func TestJavaSetPrintsKafkasOrder(t *testing.T) {
+	cases := []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"log.dirs", "num.partitions"}, "[num.partitions, log.dirs]"},
+		{[]string{"listener.name.plaintext.ssl.client.auth", "listener.name.plaintext.max.connections.x"},
+			"[listener.name.plaintext.max.connections.x, listener.name.plaintext.ssl.client.auth]"},
+		{[]string{"ssl.keystore.location"}, "[ssl.keystore.location]"},
+	}
+	for _, c := range cases {
+		if got := javaSet(c.names); got != c.want {
+			t.Errorf("javaSet(%q) = %s, want %s", c.names, got, c.want)
 		}
 	}
 }

@@ -128,7 +128,7 @@ func TestIncrementalAlterBrokerConfigs(t *testing.T) {
 		op             alterOp
 		message        string
 	}{
-		{"read-only key", "1", set("num.partitions", "3"), "Cannot update these configs dynamically: Set(num.partitions)"},
+		{"read-only key", "1", set("num.partitions", "3"), "Cannot update these configs dynamically: [num.partitions]"},
 		{"another broker", "2", set("log.cleaner.threads", "2"), "Unexpected broker id, expected 1, but received 2"},
 		{"not a number", "one", set("log.cleaner.threads", "2"), "must be an integer"},
 		{"bad value", "", set("log.retention.ms", "forever"), "Invalid value forever"},

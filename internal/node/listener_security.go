@@ -23,7 +23,7 @@ func serverListener(b *config.Broker, l config.Listener) (server.Listener, error
 	if l.SecurityProtocol != "SSL" && l.SecurityProtocol != "SASL_SSL" {
 		return out, nil
 	}
-	tls, err := tlsconfig.NewListener(listenerTLSSettings(b, l.Name))
+	tls, err := tlsconfig.NewListener(listenerTLSSettings(b, l.Name, l.SecurityProtocol))
 	if err != nil {
 		return out, fmt.Errorf("listener %s: %w", l.Name, err)
 	}
@@ -36,8 +36,23 @@ func serverListener(b *config.Broker, l config.Listener) (server.Listener, error
 	return out, nil
 }
 
-func listenerTLSSettings(b *config.Broker, listener string) tlsconfig.Settings {
-	return tlsconfig.SettingsFrom(func(key string) string { return b.ListenerSetting(listener, key) })
+// listenerTLSSettings reads a listener's ssl.* keys. On SASL_SSL,
+// ssl.client.auth counts only in its listener.name.<listener>. form and is
+// none otherwise, as Kafka's ChannelBuilders sets it ("SSL client
+// authentication is enabled in brokers for SASL_SSL only if
+// listener-prefixed config is specified"): a broker-wide
+// ssl.client.auth=required for its SSL listeners does not ask SASL
+// clients for certificates.
+func listenerTLSSettings(b *config.Broker, listener, protocol string) tlsconfig.Settings {
+	return tlsconfig.SettingsFrom(func(key string) string {
+		if key == "ssl.client.auth" && protocol == "SASL_SSL" {
+			if v, ok := b.ListenerOverride(listener, key); ok {
+				return v
+			}
+			return "none"
+		}
+		return b.ListenerSetting(listener, key)
+	})
 }
 
 // dynamicTLS reloads SSL listeners' key and trust stores when AlterConfigs
@@ -114,7 +129,7 @@ func (d *dynamicTLS) apply() {
 		return
 	}
 	for _, l := range d.listeners {
-		switch changed, err := l.TLS.Reload(listenerTLSSettings(dynamic, l.Name)); {
+		switch changed, err := l.TLS.Reload(listenerTLSSettings(dynamic, l.Name, l.SecurityProtocol)); {
 		case err != nil:
 			d.logger.Error("reloading SSL key and trust stores failed; the ones in force stay", "listener", l.Name, "err", err)
 		case changed:
@@ -147,7 +162,7 @@ func validateSSLUpdate(b *config.Broker, perBroker bool, props map[string]string
 				return &config.RequestError{Code: config.ErrInvalidRequest, Message: err.Error()}
 			}
 		}
-		if _, err := tlsconfig.Build(listenerTLSSettings(next, l.Name)); err != nil {
+		if _, err := tlsconfig.Build(listenerTLSSettings(next, l.Name, l.SecurityProtocol)); err != nil {
 			return &config.RequestError{Code: config.ErrInvalidRequest,
 				Message: "Validation of dynamic config update of SSLFactory failed: listener " + l.Name + ": " + err.Error()}
 		}
