@@ -454,3 +454,58 @@ func TestACLAdminAPIs(t *testing.T) {
 		t.Errorf("alice's cluster operations with ALTER %b, want ALTER|DESCRIBE", ops)
 	}
 }
+
+// TestACLAccessGainedAndLostWhileRunning: a running franz-go producer and
+// consumer group member are refused, then served once the ACLs are
+// created, then refused again once they are deleted: the authorizer
+// follows the metadata image without a restart.
+func TestACLAccessGainedAndLostWhileRunning(t *testing.T) {
+	w := startACLWorld(t, "live")
+	ctx := testContext(t)
+	producer := saslClient(t, w.addr, plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism())
+	produce := func() error {
+		return producer.ProduceSync(ctx, &kgo.Record{Topic: "live", Value: []byte("v")}).FirstErr()
+	}
+	if err := produce(); !errors.Is(err, kerr.TopicAuthorizationFailed) && !errors.Is(err, kerr.ClusterAuthorizationFailed) {
+		t.Fatalf("producing before any ACL: %v", err)
+	}
+	write := allowAlice().Topics("live").Operations(kadm.OpWrite)
+	read := allowAlice().Topics("live").Groups("live-g").Operations(kadm.OpRead)
+	w.grant(t, write)
+	w.grant(t, read)
+	producer.PurgeTopicsFromClient("live")
+	if err := produce(); err != nil {
+		t.Fatalf("producing with WRITE: %v", err)
+	}
+	consumer := saslClient(t, w.addr, plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism(),
+		kgo.ConsumeTopics("live"), kgo.ConsumerGroup("live-g"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	for got := 0; got == 0; {
+		fetches := consumer.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatal("the consumer read nothing with READ on the topic and group")
+		}
+		got = fetches.NumRecords()
+	}
+
+	if _, err := w.adm.DeleteACLs(ctx, write); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.adm.DeleteACLs(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	if err := produce(); !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("producing after the WRITE ACL is deleted: %v", err)
+	}
+	var surfaced error
+	for surfaced == nil {
+		fetches := consumer.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatal("no error surfaced to the consumer after its ACLs were deleted")
+		}
+		fetches.EachError(func(_ string, _ int32, err error) { surfaced = err })
+	}
+	if !errors.Is(surfaced, kerr.TopicAuthorizationFailed) && !errors.Is(surfaced, kerr.GroupAuthorizationFailed) {
+		t.Fatalf("the consumer surfaced %v", surfaced)
+	}
+	t.Logf("the consumer surfaced %v", surfaced)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -176,27 +177,36 @@ func init() {
 }
 
 // authorization keeps the authorizer of the newest metadata image, built
-// again only when the image changes.
+// again only when the image changes; requests read it without a lock.
 type authorization struct {
-	mu    sync.Mutex
+	mu      sync.Mutex // held while building
+	current atomic.Pointer[builtAuthorizer]
+}
+
+// builtAuthorizer is an authorizer and the image whose ACLs it holds.
+type builtAuthorizer struct {
 	image *metadata.Image
 	authz *authorizer.Authorizer
 }
 
 func (b *Broker) currentAuthorizer() (*metadata.Image, *authorizer.Authorizer) {
 	img := b.opts.Metadata.Image()
+	if c := b.authorization.current.Load(); c != nil && c.image == img {
+		return img, c.authz
+	}
 	b.authorization.mu.Lock()
 	defer b.authorization.mu.Unlock()
-	if b.authorization.image != img {
-		everything := metadata.ACLFilter{ResourceType: metadata.ResourceAny, PatternType: metadata.PatternAny,
-			Operation: metadata.OpAny, PermissionType: metadata.PermissionAny}
-		b.authorization.authz = authorizer.New(authorizer.Settings{
-			SuperUsers:   authorizer.ParseSuperUsers(b.opts.Settings.String("super.users")),
-			AllowIfNoACL: b.opts.Settings.Bool("allow.everyone.if.no.acl.found"),
-		}, img.ACLs(everything))
-		b.authorization.image = img
+	if c := b.authorization.current.Load(); c != nil && c.image == img {
+		return img, c.authz
 	}
-	return img, b.authorization.authz
+	everything := metadata.ACLFilter{ResourceType: metadata.ResourceAny, PatternType: metadata.PatternAny,
+		Operation: metadata.OpAny, PermissionType: metadata.PermissionAny}
+	authz := authorizer.New(authorizer.Settings{
+		SuperUsers:   authorizer.ParseSuperUsers(b.opts.Settings.String("super.users")),
+		AllowIfNoACL: b.opts.Settings.Bool("allow.everyone.if.no.acl.found"),
+	}, img.ACLs(everything))
+	b.authorization.current.Store(&builtAuthorizer{image: img, authz: authz})
+	return img, authz
 }
 
 // authorize runs api's gate for r when an authorizer is configured: the

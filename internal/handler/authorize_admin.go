@@ -185,68 +185,66 @@ func splitConfigResources[T any](g *gatekeeper, op int8, s []T, key func(T) (kms
 	return kept, refused
 }
 
-// gateDescribeConfigs: DESCRIBE_CONFIGS on each resource.
-func gateDescribeConfigs(g *gatekeeper) verdict {
-	req := g.r.Body.(*kmsg.DescribeConfigsRequest)
-	kept, refused := splitConfigResources(g, metadata.OpDescribeConfigs, req.Resources,
-		func(r kmsg.DescribeConfigsRequestResource) (kmsg.ConfigResourceType, string) {
-			return r.ResourceType, r.ResourceName
-		})
+// gateConfigResources takes out of *resources those op is refused on;
+// answer adds one to the handler's response.
+func gateConfigResources[T any](g *gatekeeper, op int8, resources *[]T, key func(T) (kmsg.ConfigResourceType, string),
+	answer func(kmsg.Response, configRefusal)) verdict {
+	kept, refused := splitConfigResources(g, op, *resources, key)
 	if len(refused) == 0 {
 		return verdict{}
 	}
-	req.Resources = kept
+	*resources = kept
 	return verdict{complete: func(r kmsg.Response) {
-		resp := r.(*kmsg.DescribeConfigsResponse)
 		for _, c := range refused {
+			answer(r, c)
+		}
+	}}
+}
+
+// gateDescribeConfigs: DESCRIBE_CONFIGS on each resource.
+func gateDescribeConfigs(g *gatekeeper) verdict {
+	req := g.r.Body.(*kmsg.DescribeConfigsRequest)
+	return gateConfigResources(g, metadata.OpDescribeConfigs, &req.Resources,
+		func(r kmsg.DescribeConfigsRequestResource) (kmsg.ConfigResourceType, string) {
+			return r.ResourceType, r.ResourceName
+		},
+		func(r kmsg.Response, c configRefusal) {
+			resp := r.(*kmsg.DescribeConfigsResponse)
 			rr := kmsg.NewDescribeConfigsResponseResource()
 			msg := authorizationMessages[c.code]
 			rr.ResourceType, rr.ResourceName, rr.ErrorCode, rr.ErrorMessage = c.resourceType, c.name, c.code, &msg
 			resp.Resources = append(resp.Resources, rr)
-		}
-	}}
+		})
 }
 
 // gateAlterConfigs: ALTER_CONFIGS on each resource.
 func gateAlterConfigs(g *gatekeeper) verdict {
 	req := g.r.Body.(*kmsg.AlterConfigsRequest)
-	kept, refused := splitConfigResources(g, metadata.OpAlterConfigs, req.Resources,
+	return gateConfigResources(g, metadata.OpAlterConfigs, &req.Resources,
 		func(r kmsg.AlterConfigsRequestResource) (kmsg.ConfigResourceType, string) {
 			return r.ResourceType, r.ResourceName
-		})
-	if len(refused) == 0 {
-		return verdict{}
-	}
-	req.Resources = kept
-	return verdict{complete: func(r kmsg.Response) {
-		resp := r.(*kmsg.AlterConfigsResponse)
-		for _, c := range refused {
+		},
+		func(r kmsg.Response, c configRefusal) {
+			resp := r.(*kmsg.AlterConfigsResponse)
 			rr := kmsg.NewAlterConfigsResponseResource()
 			rr.ResourceType, rr.ResourceName, rr.ErrorCode = c.resourceType, c.name, c.code
 			resp.Resources = append(resp.Resources, rr)
-		}
-	}}
+		})
 }
 
 // gateIncrementalAlterConfigs: ALTER_CONFIGS on each resource.
 func gateIncrementalAlterConfigs(g *gatekeeper) verdict {
 	req := g.r.Body.(*kmsg.IncrementalAlterConfigsRequest)
-	kept, refused := splitConfigResources(g, metadata.OpAlterConfigs, req.Resources,
+	return gateConfigResources(g, metadata.OpAlterConfigs, &req.Resources,
 		func(r kmsg.IncrementalAlterConfigsRequestResource) (kmsg.ConfigResourceType, string) {
 			return r.ResourceType, r.ResourceName
-		})
-	if len(refused) == 0 {
-		return verdict{}
-	}
-	req.Resources = kept
-	return verdict{complete: func(r kmsg.Response) {
-		resp := r.(*kmsg.IncrementalAlterConfigsResponse)
-		for _, c := range refused {
+		},
+		func(r kmsg.Response, c configRefusal) {
+			resp := r.(*kmsg.IncrementalAlterConfigsResponse)
 			rr := kmsg.NewIncrementalAlterConfigsResponseResource()
 			rr.ResourceType, rr.ResourceName, rr.ErrorCode = c.resourceType, c.name, c.code
 			resp.Resources = append(resp.Resources, rr)
-		}
-	}}
+		})
 }
 
 // gateDescribeCluster: any principal may describe the cluster; its

@@ -252,51 +252,53 @@ func findCoordinatorRefusals(keys []string, code int16) []kmsg.FindCoordinatorRe
 	return out
 }
 
-// gateDescribeGroups: DESCRIBE on each group, else the group is answered
-// GROUP_AUTHORIZATION_FAILED; authorized_operations are the principal's.
+// gateGroupDescriptions: DESCRIBE on each group of *groups, else the
+// group is answered GROUP_AUTHORIZATION_FAILED; fill completes the
+// handler's response with the refused groups and, when asked for, each
+// described group's authorized operations.
+func gateGroupDescriptions(g *gatekeeper, groups *[]string, fill func(r kmsg.Response, ops func(group string) int32, refused []string)) verdict {
+	kept, refused := split(*groups, func(name string) bool { return g.group(metadata.OpDescribe, name) })
+	*groups = kept
+	return verdict{complete: func(r kmsg.Response) {
+		fill(r, func(group string) int32 { return g.operations(metadata.ResourceGroup, group, groupOperations) }, refused)
+	}}
+}
+
+// gateDescribeGroups: DescribeGroups by gateGroupDescriptions.
 func gateDescribeGroups(g *gatekeeper) verdict {
 	req := g.r.Body.(*kmsg.DescribeGroupsRequest)
-	kept, refused := split(req.Groups, func(name string) bool { return g.group(metadata.OpDescribe, name) })
-	req.Groups = kept
-	return verdict{complete: func(r kmsg.Response) {
+	return gateGroupDescriptions(g, &req.Groups, func(r kmsg.Response, ops func(string) int32, refused []string) {
 		resp := r.(*kmsg.DescribeGroupsResponse)
-		if req.IncludeAuthorizedOperations {
-			for i := range resp.Groups {
-				if gr := &resp.Groups[i]; gr.ErrorCode == 0 {
-					gr.AuthorizedOperations = g.operations(metadata.ResourceGroup, gr.Group, groupOperations)
-				}
+		for i := range resp.Groups {
+			if gr := &resp.Groups[i]; gr.ErrorCode == 0 && req.IncludeAuthorizedOperations {
+				gr.AuthorizedOperations = ops(gr.Group)
 			}
 		}
 		for _, name := range refused {
 			gr := kmsg.NewDescribeGroupsResponseGroup()
-			gr.Group, gr.ErrorCode = name, kerr.GroupAuthorizationFailed.Code
-			gr.AuthorizedOperations = authorizedOperationsNotRequested
+			gr.Group, gr.ErrorCode, gr.AuthorizedOperations = name, kerr.GroupAuthorizationFailed.Code, authorizedOperationsNotRequested
 			resp.Groups = append(resp.Groups, gr)
 		}
-	}}
+	})
 }
 
-// gateConsumerGroupDescribe is DescribeGroups' rule for KIP-848 groups.
+// gateConsumerGroupDescribe: ConsumerGroupDescribe (KIP-848 groups) by
+// gateGroupDescriptions.
 func gateConsumerGroupDescribe(g *gatekeeper) verdict {
 	req := g.r.Body.(*kmsg.ConsumerGroupDescribeRequest)
-	kept, refused := split(req.Groups, func(name string) bool { return g.group(metadata.OpDescribe, name) })
-	req.Groups = kept
-	return verdict{complete: func(r kmsg.Response) {
+	return gateGroupDescriptions(g, &req.Groups, func(r kmsg.Response, ops func(string) int32, refused []string) {
 		resp := r.(*kmsg.ConsumerGroupDescribeResponse)
-		if req.IncludeAuthorizedOperations {
-			for i := range resp.Groups {
-				if gr := &resp.Groups[i]; gr.ErrorCode == 0 {
-					gr.AuthorizedOperations = g.operations(metadata.ResourceGroup, gr.Group, groupOperations)
-				}
+		for i := range resp.Groups {
+			if gr := &resp.Groups[i]; gr.ErrorCode == 0 && req.IncludeAuthorizedOperations {
+				gr.AuthorizedOperations = ops(gr.Group)
 			}
 		}
 		for _, name := range refused {
 			gr := kmsg.NewConsumerGroupDescribeResponseGroup()
-			gr.Group, gr.ErrorCode = name, kerr.GroupAuthorizationFailed.Code
-			gr.AuthorizedOperations = authorizedOperationsNotRequested
+			gr.Group, gr.ErrorCode, gr.AuthorizedOperations = name, kerr.GroupAuthorizationFailed.Code, authorizedOperationsNotRequested
 			resp.Groups = append(resp.Groups, gr)
 		}
-	}}
+	})
 }
 
 // gateListGroups: DESCRIBE on the cluster lists every group, else only

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # kafka-acls (Kafka 4.4's AclCommand, via interop/kafka/tool.sh) adding, listing and removing ACLs on
 # a Karst of its own: built from this checkout, on a free 127.0.0.1 port and a temporary data
-# directory, with the StandardAuthorizer on and User:ANONYMOUS a super user. Prints PASS/FAIL per
-# check and the closing line "interop-acls: N passed, M failed".
+# directory, with the StandardAuthorizer on and User:ANONYMOUS (its PLAINTEXT listener) a super user;
+# then Kafka's console producer, as the SASL/PLAIN user alice on a second listener, writing to a topic
+# its ACL allows and refused on one it does not. Prints PASS/FAIL per check and the closing line
+# "interop-acls: N passed, M failed".
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$HERE/../.."
@@ -23,9 +25,14 @@ check() {
 acls() { timeout 60 "$TOOL" kafka-acls --bootstrap-server "$B" "$@"; }
 
 (cd "$ROOT" && go build -o "$WORK/karst" ./cmd/karst) || exit 1
-PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT="$(free_port)"
 B="127.0.0.1:$PORT"
-"$WORK/karst" serve --override "listeners=PLAINTEXT://$B" --override "log.dirs=$WORK/data" \
+SASL_B="127.0.0.1:$(free_port)"
+PLAIN_MODULE=org.apache.kafka.common.security.plain.PlainLoginModule
+"$WORK/karst" serve --override "listeners=PLAINTEXT://$B,SASL_PLAINTEXT://$SASL_B" --override "log.dirs=$WORK/data" \
+  --override sasl.enabled.mechanisms=PLAIN \
+  --override "listener.name.sasl_plaintext.plain.sasl.jaas.config=$PLAIN_MODULE required user_alice=\"alice-secret\";" \
   --override authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer \
   --override super.users=User:ANONYMOUS > "$WORK/karst.log" 2>&1 &
 KARST_PID=$!
@@ -68,9 +75,43 @@ acls_remove() {
   grep -q "operation=WRITE" <<< "$out" && ! grep -q "operation=READ" <<< "$out"
 }
 
+cat > "$WORK/alice.properties" << EOF
+security.protocol=SASL_PLAINTEXT
+sasl.mechanism=PLAIN
+sasl.jaas.config=$PLAIN_MODULE required username="alice" password="alice-secret";
+EOF
+alice_produce() { # TOPIC VALUE: alice's console producer, on the SASL listener
+  echo "$2" | timeout 60 "$TOOL" kafka-console-producer --bootstrap-server "$SASL_B" --topic "$1" \
+    --producer.config "$WORK/alice.properties" --producer-property max.block.ms=15000 2>&1
+}
+
+# After acls_remove alice keeps WRITE on orders, and has no ACL on secret.
+java_producer_allowed() {
+  timeout 60 "$TOOL" kafka-topics --bootstrap-server "$B" --create --topic orders --partitions 1 || return 1
+  local out
+  out=$(alice_produce orders from-alice)
+  echo "$out"
+  grep -q "AuthorizationException" <<< "$out" && return 1
+  out=$(timeout 60 "$TOOL" kafka-console-consumer --bootstrap-server "$B" --topic orders --from-beginning \
+    --max-messages 1 --timeout-ms 20000 2>&1)
+  echo "$out"
+  grep -q "^from-alice$" <<< "$out"
+}
+
+java_producer_refused() {
+  timeout 60 "$TOOL" kafka-topics --bootstrap-server "$B" --create --topic secret --partitions 1 || return 1
+  local out
+  out=$(alice_produce secret from-alice)
+  echo "$out"
+  grep -q "TopicAuthorizationException" <<< "$out" &&
+    timeout 60 "$TOOL" kafka-get-offsets --bootstrap-server "$B" --topic secret | tee /dev/stderr | grep -q "^secret:0:0$"
+}
+
 check acls_add acls_add
 check acls_list acls_list
 check acls_list_match acls_list_match
 check acls_remove acls_remove
+check java_producer_allowed java_producer_allowed
+check java_producer_refused java_producer_refused
 echo "interop-acls: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -100,3 +100,48 @@ func BenchmarkAuthorize(b *testing.B) {
 		}
 	}
 }
+
+// TestAuthorizeByResourceType follows Kafka's Authorizer.authorizeByResourceType
+// (AuthorizerTest's testAuthorizeByResourceType* cases): an ALLOW on some
+// pattern that no DENY covers is enough; a DENY on the literal wildcard,
+// or a DENY prefix covering every ALLOW, refuses.
+func TestAuthorizeByResourceType(t *testing.T) {
+	const (
+		lit, pre    = metadata.PatternLiteral, metadata.PatternPrefixed
+		allow, deny = metadata.PermissionAllow, metadata.PermissionDeny
+		tp          = metadata.ResourceTopic
+		w           = metadata.OpWrite
+		alice, host = "User:alice", "192.0.2.1"
+	)
+	for _, c := range []struct {
+		name     string
+		settings Settings
+		acls     []metadata.ACL
+		want     bool
+	}{
+		{"no ACL", Settings{}, nil, false},
+		{"no ACL, allow.everyone.if.no.acl.found", Settings{AllowIfNoACL: true}, nil, true},
+		{"a super user", Settings{SuperUsers: []string{alice}}, []metadata.ACL{acl(tp, "*", lit, alice, "*", w, deny)}, true},
+		{"a literal ALLOW", Settings{}, []metadata.ACL{acl(tp, "orders", lit, alice, "*", w, allow)}, true},
+		{"an ALLOW ALL", Settings{}, []metadata.ACL{acl(tp, "orders", lit, "User:*", host, metadata.OpAll, allow)}, true},
+		{"READ is not WRITE", Settings{}, []metadata.ACL{acl(tp, "orders", lit, alice, "*", metadata.OpRead, allow)}, false},
+		{"another host", Settings{}, []metadata.ACL{acl(tp, "orders", lit, alice, "198.51.100.1", w, allow)}, false},
+		{"the literal DENY of the same name", Settings{}, []metadata.ACL{
+			acl(tp, "orders", lit, alice, "*", w, allow), acl(tp, "orders", lit, alice, "*", w, deny)}, false},
+		{"a DENY prefix covering the ALLOW", Settings{}, []metadata.ACL{
+			acl(tp, "orders", lit, alice, "*", w, allow), acl(tp, "ord", pre, alice, "*", w, deny)}, false},
+		{"a DENY prefix covering one of two ALLOWs", Settings{}, []metadata.ACL{
+			acl(tp, "orders", lit, alice, "*", w, allow), acl(tp, "pay", pre, alice, "*", w, allow),
+			acl(tp, "ord", pre, alice, "*", w, deny)}, true},
+		{"a longer DENY prefix leaves the ALLOW prefix", Settings{}, []metadata.ACL{
+			acl(tp, "pay", pre, alice, "*", w, allow), acl(tp, "payroll", pre, alice, "*", w, deny)}, true},
+		{"a DENY on the wildcard", Settings{}, []metadata.ACL{
+			acl(tp, "*", lit, alice, "*", w, allow), acl(tp, "*", lit, alice, "*", w, deny)}, false},
+		{"an ALLOW on the wildcard beats a DENY prefix", Settings{}, []metadata.ACL{
+			acl(tp, "*", lit, alice, "*", w, allow), acl(tp, "a", pre, alice, "*", w, deny)}, true},
+	} {
+		if got := New(c.settings, c.acls).AuthorizeByResourceType(alice, host, w, tp); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
