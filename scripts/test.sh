@@ -37,7 +37,7 @@ if [ -x interop/run ]; then
   # Suites join this list as the broker gains what they exercise.
   # A suite's bound, not its time: datadir starts Kafka ten times.
   export INTEROP_SUITE_TIMEOUT="${INTEROP_SUITE_TIMEOUT:-900}"
-  interop/run --against karst --suites "${INTEROP_SUITES:-negotiate,java,python,node,cli,admincli,datadir,generations,librdkafka,kafkajs-gen,sarama,differential,sasl,tls,kerberos,peer,oldclients,acls}"
+  interop/run --against karst --suites "${INTEROP_SUITES:-negotiate,java,python,node,cli,admincli,datadir,generations,librdkafka,kafkajs-gen,sarama,differential,sasl,tls,kerberos,peer,oldclients,acls,streams,connect}"
 fi
 
 echo "== go test (unit and integration, race detector on)"
