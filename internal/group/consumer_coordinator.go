@@ -219,6 +219,7 @@ func (c *Coordinator) consumerHeartbeat(holder *classicGroup, live *consumerGrou
 		m.rebalanceTimeout = req.RebalanceTimeout
 	}
 	m.sessionDeadline = now.Add(cfg.SessionTimeout)
+	holder.arm(m.sessionDeadline)
 	var before []TopicPartition
 	if old := live.members[m.id]; old != nil {
 		before = partitionsOf(old.assigned)
@@ -278,6 +279,7 @@ func (g *consumerGroup) join(req ConsumerHeartbeat, cfg ConsumerConfig, now time
 	m := &consumerMember{id: req.MemberID, instanceID: req.InstanceID, assigned: MemberAssignment{},
 		revoking: MemberAssignment{}, rebalanceTimeout: 5 * time.Minute, sessionDeadline: now.Add(cfg.SessionTimeout)}
 	g.members[m.id] = m
+	g.arm(m.sessionDeadline)
 	if m.instanceID != nil {
 		g.static[*m.instanceID] = m.id
 	}
@@ -356,26 +358,9 @@ func (g *consumerGroup) leave(next *consumerGroup, req ConsumerHeartbeat, first 
 	return ConsumerHeartbeatResult{MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, Wait: wait}
 }
 
-// tickConsumerGroups removes members whose session lapsed and members
-// that did not revoke within their rebalance timeout.
-func (c *Coordinator) tickConsumerGroups(now time.Time) {
-	c.mu.RLock()
-	groups := make([]*consumerGroup, 0, len(c.consumer.groups))
-	for _, g := range c.consumer.groups {
-		groups = append(groups, g)
-	}
-	c.mu.RUnlock()
-	view := c.topics()
-	for _, g := range groups {
-		g.holder.mu.Lock()
-		g.holder.catchUp()
-		if cur := c.consumerGroupOf(g.holder, false); cur != nil {
-			cur.tick(now, view)
-		}
-		g.holder.mu.Unlock()
-	}
-}
-
+// tick removes the members whose session lapsed and those that did not
+// revoke within their rebalance timeout; the group's timer
+// (fireGroupTimer) calls it with the holder's mu held.
 func (g *consumerGroup) tick(now time.Time, view Topics) {
 	ids := make([]string, 0, len(g.members))
 	for id, m := range g.members {

@@ -144,6 +144,7 @@ func (g *consumerGroup) replay(rec consumerRecord, ids TopicIDs, cfg ConsumerCon
 		m.revokeDeadline = time.Time{}
 		if m.state == memberUnrevoked {
 			m.revokeDeadline = now.Add(m.rebalanceTimeout)
+			g.arm(m.revokeDeadline)
 		}
 	}
 }
@@ -157,6 +158,7 @@ func (g *consumerGroup) loadedMember(id string, cfg ConsumerConfig, now time.Tim
 	m := &consumerMember{id: id, assigned: MemberAssignment{}, revoking: MemberAssignment{},
 		rebalanceTimeout: 5 * time.Minute, sessionDeadline: now.Add(cfg.SessionTimeout)}
 	g.members[id] = m
+	g.arm(m.sessionDeadline)
 	return m
 }
 

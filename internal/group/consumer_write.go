@@ -178,6 +178,10 @@ func (g *consumerGroup) adoptDeadlines(next *consumerGroup) {
 	for id, m := range g.members {
 		if n := next.members[id]; n != nil {
 			m.sessionDeadline, m.revokeDeadline = n.sessionDeadline, n.revokeDeadline
+			g.arm(m.sessionDeadline)
+			if m.state == memberUnrevoked {
+				g.arm(m.revokeDeadline)
+			}
 		}
 	}
 }

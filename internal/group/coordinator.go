@@ -34,6 +34,8 @@ type Coordinator struct {
 	// loaded again (partition_load.go), of unloadedOf partitions.
 	unloaded   map[int32]bool
 	unloadedOf int32
+	// timers are the groups' keyed timers (timers.go).
+	timers *timers
 }
 
 // Options are a coordinator's collaborators; zero values pick the wall
@@ -51,7 +53,7 @@ type Options struct {
 // New returns a coordinator with no groups; Load fills it from a Store.
 func New(cfg Config, opts Options) *Coordinator {
 	c := &Coordinator{cfg: cfg, clock: opts.Clock, store: opts.Store, logger: opts.Logger,
-		topicsView: opts.Topics, newUUID: randomUUID, groups: map[string]*classicGroup{}}
+		topicsView: opts.Topics, newUUID: randomUUID, groups: map[string]*classicGroup{}, timers: newTimers()}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

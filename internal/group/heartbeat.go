@@ -28,6 +28,7 @@ func (c *Coordinator) Heartbeat(groupID, memberID string, instanceID *string, ge
 	}
 	m := g.members[memberID]
 	m.deadline = c.clock.Now().Add(m.sessionTimeout)
+	g.arm(m.deadline)
 	switch g.state {
 	case Empty:
 		return kerr.UnknownMemberID

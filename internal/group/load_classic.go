@@ -102,6 +102,7 @@ func (c *Coordinator) startLoadedSessions(owns func(groupID string) bool) {
 		g.mu.Lock()
 		for _, m := range g.members {
 			m.deadline = now.Add(m.sessionTimeout)
+			g.arm(m.deadline)
 		}
 		if g.state == Stable && len(g.members) > c.cfg.MaxSize {
 			g.prepareRebalance(now)

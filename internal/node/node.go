@@ -42,8 +42,9 @@ func checkpointInterval(settings *config.Broker) time.Duration {
 	return time.Minute
 }
 
-// groupTickInterval is how often the group coordinator applies session,
-// join and sync timeouts.
+// groupTickInterval is how soon the group coordinator tries again a
+// deadline its keyed timers left due (a write that failed); its timers
+// otherwise fire at their deadlines.
 const groupTickInterval = 50 * time.Millisecond
 
 // fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
