@@ -49,15 +49,23 @@ func CleanerConfigFrom(b *config.Broker) CleanerConfig {
 // min.cleanable.dirty.ratio or whose max.compaction.lag.ms has passed,
 // cleans it, and records the new first dirty offset in its log dir's
 // cleaner-offset-checkpoint. A partition whose cleaning fails is marked
-// uncleanable and skipped until the broker restarts; the broker goes on.
+// uncleanable and skipped in that log dir until the broker restarts; the
+// broker goes on. A partition moving to another log dir is not cleaned
+// until the move ends (see AbortAndPause).
 type Cleaner struct {
 	m       *Manager
 	cfg     CleanerConfig
 	limiter *rate.Limiter // nil: unthrottled
 	now     func() time.Time
 
-	mu          sync.Mutex
-	inProgress  map[klog.TopicPartition]bool
+	mu         sync.Mutex
+	inProgress map[klog.TopicPartition]bool
+	// cancels stop the passes in progress; idle is signalled when one ends.
+	cancels map[klog.TopicPartition]context.CancelFunc
+	idle    *sync.Cond
+	// paused counts, per partition, why it must not be cleaned (Kafka's
+	// LogCleaningPaused(n)): a move to another log dir holds one.
+	paused      map[klog.TopicPartition]int
 	uncleanable map[klog.TopicPartition]uncleanable
 	// checkpoints: log dir -> partition -> first dirty offset.
 	checkpoints map[string]map[klog.TopicPartition]int64
@@ -85,7 +93,9 @@ type threadStats struct {
 // cleaner-offset-checkpoint.
 func (m *Manager) NewCleaner(cfg CleanerConfig) *Cleaner {
 	c := &Cleaner{m: m, cfg: cfg, now: time.Now, inProgress: map[klog.TopicPartition]bool{},
+		cancels: map[klog.TopicPartition]context.CancelFunc{}, paused: map[klog.TopicPartition]int{},
 		uncleanable: map[klog.TopicPartition]uncleanable{}, checkpoints: map[string]map[klog.TopicPartition]int64{}}
+	c.idle = sync.NewCond(&c.mu)
 	if cfg.Threads < 1 {
 		c.cfg.Threads = 1
 	}
@@ -104,7 +114,57 @@ func (m *Manager) NewCleaner(cfg CleanerConfig) *Cleaner {
 		}
 		c.checkpoints[dir] = offsets
 	}
+	m.cleaner.Store(c)
 	return c
+}
+
+// AbortAndPause stops cleaning tp until Resume (Kafka's
+// LogCleanerManager.abortAndPauseCleaning): a pass in progress on it is
+// cancelled, and the call returns once that pass has ended; pauses nest.
+func (c *Cleaner) AbortAndPause(tp klog.TopicPartition) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused[tp]++
+	if cancel := c.cancels[tp]; cancel != nil {
+		cancel()
+	}
+	for c.inProgress[tp] {
+		c.idle.Wait()
+	}
+}
+
+// Resume undoes one AbortAndPause of tp (Kafka's resumeCleaning).
+func (c *Cleaner) Resume(tp klog.TopicPartition) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused[tp]--; c.paused[tp] <= 0 {
+		delete(c.paused, tp)
+	}
+}
+
+// moveCheckpoint carries tp's cleaned offset from log dir from to log dir
+// to, whose partition it now is, and rewrites both files (Kafka's
+// LogCleanerManager.alterCheckpointDir): the moved log holds the same
+// batches at the same offsets, so what was clean stays clean.
+func (c *Cleaner) moveCheckpoint(tp klog.TopicPartition, from, to string) {
+	c.mu.Lock()
+	off, ok := c.checkpoints[from][tp]
+	if ok {
+		delete(c.checkpoints[from], tp)
+		if c.checkpoints[to] == nil {
+			c.checkpoints[to] = map[klog.TopicPartition]int64{}
+		}
+		c.checkpoints[to][tp] = off
+	}
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	for _, dir := range []string{from, to} {
+		if err := c.writeCheckpoint(dir); err != nil {
+			c.m.logger.Error("writing the cleaner offset checkpoint", "dir", dir, "err", err)
+		}
+	}
 }
 
 // Run runs the cleaner threads until ctx ends (nothing when
@@ -153,13 +213,17 @@ func (c *Cleaner) thread(ctx context.Context, i int) {
 func (c *Cleaner) CleanFilthiest(ctx context.Context) bool { return c.cleanFilthiest(ctx, 0) }
 
 func (c *Cleaner) cleanFilthiest(ctx context.Context, thread int) bool {
-	p, section, ok := c.grabFilthiest(thread)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p, section, ok := c.grabFilthiest(thread, cancel)
 	if !ok {
 		return false
 	}
 	defer func() {
 		c.mu.Lock()
 		delete(c.inProgress, p.TopicPartition)
+		delete(c.cancels, p.TopicPartition)
+		c.idle.Broadcast()
 		c.mu.Unlock()
 	}()
 	settings := klog.CleanerSettings{DedupeBufferBytes: c.cfg.DedupeBufferBytes / int64(c.cfg.Threads),
@@ -167,6 +231,7 @@ func (c *Cleaner) cleanFilthiest(ctx context.Context, thread int) bool {
 	stats, err := p.Log.Clean(ctx, section, settings, c.now())
 	switch {
 	case errors.Is(err, klog.ErrCleaningAborted) || ctx.Err() != nil:
+		c.m.logger.Info("cleaning aborted", "partition", p.TopicPartition.String(), "err", err)
 		return true
 	case err != nil:
 		c.m.logger.Error("cleaning failed; the partition is marked uncleanable", "partition", p.TopicPartition.String(), "err", err)
@@ -199,10 +264,11 @@ func (c *Cleaner) cleanFilthiest(ctx context.Context, thread int) bool {
 // of the compacted partitions not in progress nor uncleanable, those with
 // something cleanable whose max.compaction.lag.ms passed or whose dirty
 // ratio is above min.cleanable.dirty.ratio; the one with the highest ratio
-// is marked in progress and returned. It records, as Kafka's metrics
+// is marked in progress and returned. Paused partitions are skipped, and a
+// partition is uncleanable only in the log dir where its cleaning failed. It records, as Kafka's metrics
 // read them, when it ran, the highest dirty ratio and the longest
 // compaction delay it saw.
-func (c *Cleaner) grabFilthiest(thread int) (*Partition, klog.Cleanable, bool) {
+func (c *Cleaner) grabFilthiest(thread int, cancel context.CancelFunc) (*Partition, klog.Cleanable, bool) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -217,7 +283,8 @@ func (c *Cleaner) grabFilthiest(thread int) (*Partition, klog.Cleanable, bool) {
 	c.maxDirty = 0
 	for _, p := range c.m.All() {
 		cfg := p.Log.Config().Compaction
-		if !cfg.Compact || p.Log.Offline() || c.inProgress[p.TopicPartition] || c.uncleanable[p.TopicPartition].err != nil {
+		if u := c.uncleanable[p.TopicPartition]; !cfg.Compact || p.Log.Offline() || c.inProgress[p.TopicPartition] ||
+			c.paused[p.TopicPartition] > 0 || (u.err != nil && u.dir == p.Dir) {
 			continue
 		}
 		checkpoint := int64(-1)
@@ -239,6 +306,7 @@ func (c *Cleaner) grabFilthiest(thread int) (*Partition, klog.Cleanable, bool) {
 		return nil, klog.Cleanable{}, false
 	}
 	c.inProgress[best.p.TopicPartition] = true
+	c.cancels[best.p.TopicPartition] = cancel
 	return best.p, best.s, true
 }
 

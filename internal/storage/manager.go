@@ -66,6 +66,10 @@ type Manager struct {
 	recoveryThreads atomic.Int32
 
 	hooks copyHooks
+
+	// cleaner is the log cleaner of these partitions (nil: none), paused
+	// on a partition while it moves to another log dir.
+	cleaner atomic.Pointer[Cleaner]
 }
 
 // SetRecoveryThreads sets how many partitions are opened or closed at once.

@@ -86,13 +86,33 @@ func (m *Manager) AlterLogDir(tp klog.TopicPartition, dest string) error {
 	if p.Dir == d.path {
 		return nil
 	}
+	m.pauseCleaning(tp)
 	mv, err := m.startMove(p, d)
 	if err != nil {
+		m.resumeCleaning(tp)
 		return err
 	}
 	m.moves[tp] = mv
 	go m.runMove(mv)
 	return nil
+}
+
+// pauseCleaning stops the cleaner on tp for a move, aborting a pass in
+// progress, as Kafka's ReplicaManager.alterReplicaLogDirs pauses cleaning
+// before the future replica is created: the current log is closed at the
+// swap, and the cleaner must not swap segments into it meanwhile. Every
+// move in m.moves holds one pause, released when it leaves (moved or
+// abandoned).
+func (m *Manager) pauseCleaning(tp klog.TopicPartition) {
+	if c := m.cleaner.Load(); c != nil {
+		c.AbortAndPause(tp)
+	}
+}
+
+func (m *Manager) resumeCleaning(tp klog.TopicPartition) {
+	if c := m.cleaner.Load(); c != nil {
+		c.Resume(tp)
+	}
 }
 
 func (m *Manager) wentOffline(tp klog.TopicPartition) bool {
@@ -293,6 +313,10 @@ func (m *Manager) trySwap(mv *move, buf *[]byte) bool {
 		return true
 	}
 	delete(m.moves, mv.from.TopicPartition)
+	if c := m.cleaner.Load(); c != nil {
+		c.moveCheckpoint(mv.from.TopicPartition, mv.from.Dir, mv.dest.path)
+		c.Resume(mv.from.TopicPartition)
+	}
 	return true
 }
 
@@ -389,6 +413,7 @@ func (m *Manager) abandonLocked(tp klog.TopicPartition) {
 		return
 	}
 	delete(m.moves, tp)
+	m.resumeCleaning(tp)
 	select {
 	case <-mv.stop:
 	default:

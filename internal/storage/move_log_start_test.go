@@ -16,24 +16,9 @@ import (
 // to the next hold (or to the end).
 func moveHeldAtSteps(t *testing.T, holds ...int) (m *Manager, p *Partition, b string, release func()) {
 	t.Helper()
-	root := t.TempDir()
-	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
-	m, err := OpenDirs([]string{a, b}, func(string) klog.Config {
-		cfg := klog.DefaultConfig()
-		cfg.SegmentBytes = 1024
-		return cfg
-	}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	if err := m.Reconcile(specs("jbod", klog.TopicID{7}, 1)); err != nil {
-		t.Fatal(err)
-	}
-	p, _ = m.Get("jbod", 0)
-	if p.Dir != a {
-		t.Fatalf("jbod-0 in %s, want %s", p.Dir, a)
-	}
+	cfg := klog.DefaultConfig()
+	cfg.SegmentBytes = 1024
+	m, p, _, b = jbodOnTwoDirs(t, cfg)
 	appendRecords(t, p, 60)
 	held, resume, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { close(ended) }) // runs before m.Close: a failed test lets the copier go
@@ -70,6 +55,27 @@ func moveHeldAtSteps(t *testing.T, holds ...int) (m *Manager, p *Partition, b st
 			waitHeld()
 		}
 	}
+}
+
+// jbodOnTwoDirs opens a Manager of two log dirs, a and b, with every
+// topic configured cfg, and the partition jbod-0 in a.
+func jbodOnTwoDirs(t *testing.T, cfg klog.Config) (m *Manager, p *Partition, a, b string) {
+	t.Helper()
+	root := t.TempDir()
+	a, b = filepath.Join(root, "a"), filepath.Join(root, "b")
+	m, err := OpenDirs([]string{a, b}, func(string) klog.Config { return cfg }, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	if err := m.Reconcile(specs("jbod", klog.TopicID{7}, 1)); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = m.Get("jbod", 0)
+	if p.Dir != a {
+		t.Fatalf("jbod-0 in %s, want %s", p.Dir, a)
+	}
+	return m, p, a, b
 }
 
 // movedTo waits until jbod-0 is served from dir.
