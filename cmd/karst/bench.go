@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/karst-broker/karst/internal/admincli"
 	"github.com/karst-broker/karst/internal/bench"
 )
 
@@ -53,6 +54,9 @@ common flags:
   -pid N               broker pid: sample its RSS (VmRSS) during the run
   -tag key=value       add a field to every result (repeatable)
   -cpuprofile FILE     write the load tool's own CPU profile (is the tool the limit?)
+  -tls-ca FILE         dial with TLS (an SSL listener), trusting this PEM CA
+  -command-config FILE Kafka client properties: security.protocol, ssl.*,
+                       sasl.mechanism, sasl.jaas.config (SSL, SASL_SSL, ...)
 
 examples:
   karst bench apiversions -brokers 127.0.0.1:9092 -conns 1,64 -duration 5s
@@ -90,6 +94,10 @@ type benchCommon struct {
 	// CA the broker's certificate is checked against, and a client
 	// certificate and key for ssl.client.auth.
 	tlsCA, tlsCert, tlsKey string
+	// commandConfig is a Kafka client properties file (security.protocol,
+	// ssl.*, sasl.mechanism, sasl.jaas.config), read by the admin CLI's
+	// --command-config parser.
+	commandConfig string
 }
 
 func (c *benchCommon) register(fs *flag.FlagSet) {
@@ -101,11 +109,24 @@ func (c *benchCommon) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "dial with TLS (an SSL listener), trusting the CA certificates of this PEM `file`")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "with -tls-ca: client certificate chain, a PEM `file`")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "with -tls-ca: the client certificate's private key, a PEM `file`")
+	fs.StringVar(&c.commandConfig, "command-config", "", "Kafka client properties `file` as karst's admin commands read it: security.protocol (SSL, SASL_PLAINTEXT, SASL_SSL), ssl.* stores, sasl.mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and sasl.jaas.config; not with -tls-ca")
 }
 
 // useTLS sets up the load tool's TLS dialing from -tls-ca, -tls-cert and
 // -tls-key.
 func (c *benchCommon) useTLS() error {
+	if c.commandConfig != "" {
+		if c.tlsCA != "" || c.tlsCert != "" || c.tlsKey != "" {
+			return errors.New("-command-config holds the TLS settings: drop -tls-ca, -tls-cert and -tls-key")
+		}
+		tlsCfg, mechanism, err := admincli.ClientSecurity(c.commandConfig, "karst bench", os.Stderr)
+		if err != nil {
+			return err
+		}
+		bench.UseTLS(tlsCfg)
+		bench.UseSASL(mechanism)
+		return nil
+	}
 	if c.tlsCA == "" {
 		if c.tlsCert != "" || c.tlsKey != "" {
 			return errors.New("-tls-cert and -tls-key need -tls-ca")

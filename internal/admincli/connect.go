@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -49,24 +50,36 @@ func init() {
 	}
 }
 
+// readClientProperties reads a Kafka client properties file, keeping the
+// keys in clientProperties and reporting the others to warn as ignored by
+// tool.
+func readClientProperties(path, tool string, warn io.Writer) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := config.ParseProperties(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	props := map[string]string{}
+	for _, p := range parsed {
+		if !clientProperties[p.Key] {
+			fmt.Fprintf(warn, "karst: %s: ignoring %s, which %s does not use\n", path, p.Key, tool)
+			continue
+		}
+		props[p.Key] = p.Value
+	}
+	return props, nil
+}
+
 // options turns the flags and the properties file into kgo options.
 func (c *connection) options(s Streams, extra ...kgo.Opt) ([]kgo.Opt, error) {
 	props := map[string]string{}
 	if c.commandConfig != "" {
-		data, err := os.ReadFile(c.commandConfig)
-		if err != nil {
+		var err error
+		if props, err = readClientProperties(c.commandConfig, "the admin CLI", s.Err); err != nil {
 			return nil, err
-		}
-		parsed, err := config.ParseProperties(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.commandConfig, err)
-		}
-		for _, p := range parsed {
-			if !clientProperties[p.Key] {
-				fmt.Fprintf(s.Err, "karst: %s: ignoring %s, which the admin CLI does not use\n", c.commandConfig, p.Key)
-				continue
-			}
-			props[p.Key] = p.Value
 		}
 	}
 	security, err := securityOptions(props)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -20,6 +21,41 @@ import (
 // securityOptions are the TLS and SASL options of security.protocol and
 // the ssl.* and sasl.* properties, read as a Kafka client reads them.
 func securityOptions(props map[string]string) ([]kgo.Opt, error) {
+	tlsCfg, mechanism, err := security(props)
+	if err != nil {
+		return nil, err
+	}
+	var opts []kgo.Opt
+	if tlsCfg != nil {
+		opts = append(opts, kgo.DialTLSConfig(tlsCfg))
+	}
+	if mechanism != nil {
+		opts = append(opts, kgo.SASL(mechanism))
+	}
+	return opts, nil
+}
+
+// ClientSecurity reads a Kafka client properties file as --command-config
+// does (security.protocol, ssl.*, sasl.mechanism, sasl.jaas.config and
+// librdkafka's names for them), for other tools that dial brokers (karst
+// bench): the TLS configuration (nil for PLAINTEXT and SASL_PLAINTEXT)
+// and the SASL mechanism (nil for PLAINTEXT and SSL). Keys the file holds
+// that tool does not use are reported to warn; bootstrap.servers,
+// client.id and request.timeout.ms are read but left to the caller.
+func ClientSecurity(path, tool string, warn io.Writer) (*tls.Config, sasl.Mechanism, error) {
+	props, err := readClientProperties(path, tool, warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	tlsCfg, mechanism, err := security(props)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tlsCfg, mechanism, nil
+}
+
+// security is the TLS configuration and SASL mechanism of the properties.
+func security(props map[string]string) (*tls.Config, sasl.Mechanism, error) {
 	protocol := strings.ToUpper(strings.TrimSpace(props["security.protocol"]))
 	var useTLS, useSASL bool
 	switch protocol {
@@ -31,24 +67,22 @@ func securityOptions(props map[string]string) ([]kgo.Opt, error) {
 	case "SASL_SSL":
 		useTLS, useSASL = true, true
 	default:
-		return nil, fmt.Errorf("security.protocol=%s: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", props["security.protocol"])
+		return nil, nil, fmt.Errorf("security.protocol=%s: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", props["security.protocol"])
 	}
-	var opts []kgo.Opt
+	var tlsCfg *tls.Config
+	var mechanism sasl.Mechanism
+	var err error
 	if useTLS {
-		cfg, err := clientTLS(props)
-		if err != nil {
-			return nil, err
+		if tlsCfg, err = clientTLS(props); err != nil {
+			return nil, nil, err
 		}
-		opts = append(opts, kgo.DialTLSConfig(cfg))
 	}
 	if useSASL {
-		m, err := saslMechanism(props)
-		if err != nil {
-			return nil, err
+		if mechanism, err = saslMechanism(props); err != nil {
+			return nil, nil, err
 		}
-		opts = append(opts, kgo.SASL(m))
 	}
-	return opts, nil
+	return tlsCfg, mechanism, nil
 }
 
 // clientTLS is the TLS configuration of the ssl.* properties, with

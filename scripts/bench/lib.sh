@@ -29,6 +29,8 @@ karst_cmd() {
   printf '%s\n' "$KARST" serve --override "listeners=PLAINTEXT://127.0.0.1:$2" --override "log.dirs=$1/data"
   # shellcheck disable=SC2086 # KARST_ARGS is a list of arguments
   [ -z "${KARST_ARGS:-}" ] || printf '%s\n' ${KARST_ARGS}
+  # KARST_ARGV, an array, adds arguments that hold spaces (a JAAS value).
+  [ -z "${KARST_ARGV[*]+set}" ] || printf '%s\n' "${KARST_ARGV[@]}"
 }
 
 # start_karst DATA PORT starts Karst in the background, waits (bounded) until
@@ -46,12 +48,13 @@ start_karst() {
 # start_kafka DATA PORT starts Apache Kafka $KAFKA_VERSION (4.4.0 unless set) with interop/kafka/start.sh and
 # sets BROKER_PID. KAFKA_ARGS adds server.properties lines, e.g.
 # "log.flush.interval.messages=1" (Kafka's fsync on every append, the
-# durability Karst has by default).
+# durability Karst has by default); KAFKA_ARGV, an array, adds lines that hold
+# spaces (a JAAS value).
 start_kafka() {
   local data="$1" port="$2"
   BENCH_KAFKA_DIRS+=("$data")
   # shellcheck disable=SC2086 # KAFKA_ARGS is a list of key=value arguments
-  "$KAFKA_DIR/start.sh" "$data" "$port" ${KAFKA_ARGS:-} > "$data.start.log" 2>&1 || { cat "$data.start.log" >&2; return 1; }
+  "$KAFKA_DIR/start.sh" "$data" "$port" ${KAFKA_ARGS:-} ${KAFKA_ARGV[@]+"${KAFKA_ARGV[@]}"} > "$data.start.log" 2>&1 || { cat "$data.start.log" >&2; return 1; }
   BROKER_PID="$(cat "$data/kafka.pid")"
   wait_answering "$port" "$BROKER_PID"
 }

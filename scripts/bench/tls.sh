@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # tls.sh [OUTDIR] — TLS figures of Karst beside Apache Kafka 4.4.0 on this machine, one broker at a
-# time, each serving a PLAINTEXT and an SSL listener (TLS 1.3, an ECDSA P-256 certificate from a CA
-# that openssl makes here; the client verifies the server, no client certificate; both brokers read
-# the same PEM key store: ssl.keystore.type=PEM, ssl.keystore.location). For each broker and
-# listener, with `karst bench` (franz-go; -tls-ca for SSL):
+# time, each serving a PLAINTEXT, an SSL and a SASL_SSL listener (TLS 1.3, an ECDSA P-256 certificate
+# from a CA that openssl makes here; the client verifies the server, no client certificate; both
+# brokers read the same PEM key store: ssl.keystore.type=PEM, ssl.keystore.location; SASL_SSL
+# authenticates with PLAIN, PlainLoginModule's user_bench entry in
+# listener.name.sasl_ssl.plain.sasl.jaas.config). For each broker and listener, with `karst bench`
+# (franz-go; -tls-ca for SSL, -command-config with a Kafka client properties file for SASL_SSL):
 #   produce      1 KiB records, acks=all, for DURATION: MB/s and ack p99
 #   consume      the records produce wrote, read back without a group: MB/s
 #   e2e          E2E_RATE records/s of 1 KiB for DURATION: send-to-receive p99
-#   connections  (first, on the fresh broker) CONNS idle connections, each opened (a full TLS handshake on SSL) and answered one
+#   connections  (first, on the fresh broker) CONNS idle connections, each opened (a full TLS handshake on SSL, then
+#                SaslHandshake and SaslAuthenticate on SASL_SSL) and answered one
 #                ApiVersions, DIALERS at once: connections/s while opening (handshakes/s on SSL),
 #                and the broker's RSS growth per connection
 # Every mode adds the broker's CPU seconds (utime+stime from /proc/PID/stat) and, where it moved
-# records, CPU s per GB, and the 1-minute load average. About 60 s per broker at the defaults.
+# records, CPU s per GB, and the 1-minute load average. About 90 s per broker at the defaults.
 # Prints a Markdown table; OUTDIR (default a temp dir) keeps results.txt and the brokers' logs.
 # KARST_BIN=path uses that karst instead of building one. DURATION (8s), E2E_RATE (5000), CONNS
 # (1000), DIALERS (32), BROKERS ("karst kafka") adjust the run.
@@ -51,6 +54,16 @@ make_certs() {
 make_certs || { cat "$OUT/certs.log" >&2; exit 1; }
 CA="$OUT/certs/ca.pem"
 KEYSTORE="$OUT/certs/broker.pem"
+# SASL PLAIN on the SASL_SSL listener: the broker's JAAS entry and the client's properties.
+SASL_JAAS='org.apache.kafka.common.security.plain.PlainLoginModule required user_bench="bench-secret";'
+SASL_PROPS="$OUT/sasl-ssl.properties"
+cat > "$SASL_PROPS" <<PROPS
+security.protocol=SASL_SSL
+sasl.mechanism=PLAIN
+sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="bench" password="bench-secret";
+ssl.truststore.type=PEM
+ssl.truststore.location=$CA
+PROPS
 
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'; }
 
@@ -70,16 +83,21 @@ run() {
   echo "$out" | tee -a "$RESULTS"
 }
 
-# measure BROKER PID PLAIN_PORT SSL_PORT: every mode over both listeners, the idle connections of
-# both first, while the broker's heap holds no garbage of the record modes that a collection could
+# measure BROKER PID PLAIN_PORT SSL_PORT SASL_SSL_PORT: every mode over the three listeners, the
+# idle connections of all three first, while the broker's heap holds no garbage of the record modes that a collection could
 # hand back during the count (a negative RSS per connection in one trial run).
 measure() {
   local broker="$1" pid="$2" listener addr tls
   run "$broker" "$pid" PLAINTEXT connections -brokers "127.0.0.1:$3" -conns "$CONNS" -dialers "$DIALERS" -hold 1s
   run "$broker" "$pid" SSL connections -brokers "127.0.0.1:$4" -tls-ca "$CA" -conns "$CONNS" -dialers "$DIALERS" -hold 1s
-  for listener in PLAINTEXT SSL; do
-    if [ "$listener" = SSL ]; then addr="127.0.0.1:$4"; tls=(-tls-ca "$CA"); else addr="127.0.0.1:$3"; tls=(); fi
-    local topic="bench-tls-$(tr A-Z a-z <<< "$listener")"
+  run "$broker" "$pid" SASL_SSL connections -brokers "127.0.0.1:$5" -command-config "$SASL_PROPS" -conns "$CONNS" -dialers "$DIALERS" -hold 1s
+  for listener in PLAINTEXT SSL SASL_SSL; do
+    case "$listener" in
+      SSL) addr="127.0.0.1:$4"; tls=(-tls-ca "$CA") ;;
+      SASL_SSL) addr="127.0.0.1:$5"; tls=(-command-config "$SASL_PROPS") ;;
+      *) addr="127.0.0.1:$3"; tls=() ;;
+    esac
+    local topic="bench-tls-$(tr A-Z a-z <<< "$listener" | tr _ -)"
     run "$broker" "$pid" "$listener" produce -brokers "$addr" "${tls[@]}" -topic "$topic" -partitions 6 \
       -record-size 1024 -acks -1 -records 100000000 -duration "$DURATION"
     local produced
@@ -94,25 +112,28 @@ measure() {
 for broker in $BROKERS; do
   data="$OUT/$broker"
   rm -rf "$data"; mkdir -p "$data"
-  plain_port="$(free_port)"; ssl_port="$(free_port)"
-  tls_keys=(ssl.keystore.type=PEM "ssl.keystore.location=$KEYSTORE" ssl.enabled.protocols=TLSv1.3,TLSv1.2)
+  plain_port="$(free_port)"; ssl_port="$(free_port)"; sasl_ssl_port="$(free_port)"
+  tls_keys=(ssl.keystore.type=PEM "ssl.keystore.location=$KEYSTORE" ssl.enabled.protocols=TLSv1.3,TLSv1.2
+    sasl.enabled.mechanisms=PLAIN "listener.name.sasl_ssl.plain.sasl.jaas.config=$SASL_JAAS")
   case "$broker" in
     karst)
-      args=(--override "listeners=PLAINTEXT://127.0.0.1:$plain_port,SSL://127.0.0.1:$ssl_port"
+      KARST_ARGV=(--override "listeners=PLAINTEXT://127.0.0.1:$plain_port,SSL://127.0.0.1:$ssl_port,SASL_SSL://127.0.0.1:$sasl_ssl_port"
         --override group.initial.rebalance.delay.ms=0)
-      for kv in "${tls_keys[@]}"; do args+=(--override "$kv"); done
-      KARST_ARGS="${args[*]}" start_karst "$data" "$plain_port" || { echo "bench-tls: karst did not start" >&2; exit 1; } ;;
+      for kv in "${tls_keys[@]}"; do KARST_ARGV+=(--override "$kv"); done
+      start_karst "$data" "$plain_port" || { echo "bench-tls: karst did not start" >&2; exit 1; }
+      KARST_ARGV=() ;;
     kafka)
       controller_port="$(free_port)"
-      KAFKA_CONTROLLER_PORT="$controller_port" KAFKA_ARGS="listeners=PLAINTEXT://127.0.0.1:$plain_port,SSL://127.0.0.1:$ssl_port,CONTROLLER://127.0.0.1:$controller_port \
-advertised.listeners=PLAINTEXT://127.0.0.1:$plain_port,SSL://127.0.0.1:$ssl_port \
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL ${tls_keys[*]}" \
-        start_kafka "$data" "$plain_port" || { echo "bench-tls: kafka did not start" >&2; exit 1; } ;;
+      KAFKA_ARGV=("listeners=PLAINTEXT://127.0.0.1:$plain_port,SSL://127.0.0.1:$ssl_port,SASL_SSL://127.0.0.1:$sasl_ssl_port,CONTROLLER://127.0.0.1:$controller_port"
+        "advertised.listeners=PLAINTEXT://127.0.0.1:$plain_port,SSL://127.0.0.1:$ssl_port,SASL_SSL://127.0.0.1:$sasl_ssl_port"
+        listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL "${tls_keys[@]}")
+      KAFKA_CONTROLLER_PORT="$controller_port" start_kafka "$data" "$plain_port" || { echo "bench-tls: kafka did not start" >&2; exit 1; }
+      KAFKA_ARGV=() ;;
     *) echo "bench-tls: unknown broker $broker" >&2; exit 2 ;;
   esac
   pid="$BROKER_PID"
   start=$SECONDS
-  measure "$broker" "$pid" "$plain_port" "$ssl_port"
+  measure "$broker" "$pid" "$plain_port" "$ssl_port" "$sasl_ssl_port"
   echo "bench-tls: $broker measured in $((SECONDS - start)) s" >&2
   stop_broker "$broker" "$data" "$pid"
 done
