@@ -13,5 +13,8 @@
 // It does not mute connections or write responses: the server mutes a
 // connection for the throttle time this package computes, and the handlers
 // of Fetch, CreateTopics, CreatePartitions and DeleteTopics ask it for
-// their own quotas. IP quotas (connection_creation_rate) are not here.
+// their own quotas. IP quotas (connection_creation_rate, KIP-612) are
+// measured here too (connection_rate.go), per address over the same
+// windows; the server's acceptor asks RecordConnection and closes a
+// throttled connection after the delay it returns.
 package quota

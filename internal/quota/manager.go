@@ -3,6 +3,7 @@ package quota
 import (
 	"errors"
 	"math"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,6 +71,8 @@ type Manager struct {
 
 	mu        sync.Mutex
 	lastImage atomic.Pointer[metadata.Image]
+	// ips are the connection_creation_rate quotas of ip entities.
+	ips ipRates
 }
 
 // manager is one quota type's ClientQuotaManager.
@@ -113,7 +116,8 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := &Manager{cfg: cfg}
+	m := &Manager{cfg: cfg, ips: ipRates{sensors: map[netip.Addr]*sensor{}}}
+	m.ips.limits.Store(ipLimitsOf(nil))
 	for k := range numKinds {
 		w := cfg.Window
 		if k == ControllerMutation {
@@ -140,6 +144,7 @@ func (m *Manager) setQuotasLocked(quotas []metadata.Quotas) {
 	for _, km := range m.kinds {
 		km.limits.Store(limitsOf(quotas, km.kind.key(), km.limits.Load().enabled))
 	}
+	m.ips.limits.Store(ipLimitsOf(quotas))
 }
 
 // refresh picks up the quotas of a new metadata image.
@@ -186,23 +191,30 @@ func (km *manager) sensorFor(c Client, now int64) (*sensor, Tags, float64) {
 	}
 	km.mu.Lock()
 	defer km.mu.Unlock()
-	if now-km.lastSweep >= sweepInterval.Milliseconds() {
-		km.lastSweep = now
-		for tags, s := range km.sensors {
+	return sensorOf(km.sensors, t, &km.lastSweep, now), t, bound
+}
+
+// sensorOf returns key's sensor in sensors, creating it, after dropping
+// the sensors idle for inactiveSensorExpiry when sweepInterval has passed
+// since *lastSweep. The caller holds the lock of sensors.
+func sensorOf[K comparable](sensors map[K]*sensor, key K, lastSweep *int64, now int64) *sensor {
+	if now-*lastSweep >= sweepInterval.Milliseconds() {
+		*lastSweep = now
+		for k, s := range sensors {
 			s.mu.Lock()
 			idle := now-s.lastRecord >= inactiveSensorExpiry.Milliseconds()
 			s.mu.Unlock()
 			if idle {
-				delete(km.sensors, tags)
+				delete(sensors, k)
 			}
 		}
 	}
-	s := km.sensors[t]
+	s := sensors[key]
 	if s == nil {
 		s = &sensor{lastRecord: now}
-		km.sensors[t] = s
+		sensors[key] = s
 	}
-	return s, t, bound
+	return s
 }
 
 // recordAndThrottle records value and returns the throttle time its
@@ -220,12 +232,7 @@ func (km *manager) recordAndThrottle(c Client, value float64, now int64) time.Du
 	if observed <= bound {
 		return 0
 	}
-	// QuotaUtils.throttleTime: the delay X that brings the observed rate
-	// O over the window W back to the bound T, O·W/(W+X) = T.
-	ms := int64(math.Round((observed - bound) / bound * float64(s.rate.windowSize(km.window, now))))
-	if km.maxThrottleMs > 0 {
-		ms = min(ms, km.maxThrottleMs)
-	}
+	ms := throttleMs(observed, bound, s.rate.windowSize(km.window, now), km.maxThrottleMs)
 	return time.Duration(ms) * time.Millisecond
 }
 

@@ -51,11 +51,14 @@ func newDescs(k Kind) kindDescs {
 type Collector struct {
 	m     *Manager
 	descs [numKinds]kindDescs
+	// ipThrottled counts connections throttled by connection_creation_rate.
+	ipThrottled *prometheus.Desc
 }
 
 // Collector returns the manager's Prometheus collector.
 func (m *Manager) Collector() *Collector {
-	c := &Collector{m: m}
+	c := &Collector{m: m, ipThrottled: prometheus.NewDesc("kafka_network_ip_connections_throttled_total",
+		"Connections accepted over their IP's connection_creation_rate and closed after the throttle time (Kafka's ip-connection-accept-throttle-time counts them).", nil, nil)}
 	for k := range numKinds {
 		c.descs[k] = newDescs(k)
 	}
@@ -64,6 +67,7 @@ func (m *Manager) Collector() *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.ipThrottled
 	for _, d := range c.descs {
 		for _, x := range []*prometheus.Desc{d.measure, d.second, d.throttle, d.throttled, d.sensors} {
 			if x != nil {
@@ -81,6 +85,7 @@ type sensorValues struct {
 // Collect implements prometheus.Collector.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	now := c.m.nowMs()
+	ch <- prometheus.MustNewConstMetric(c.ipThrottled, prometheus.CounterValue, float64(c.m.ConnectionsThrottled()))
 	for k, km := range c.m.kinds {
 		d := c.descs[k]
 		values := km.snapshot(now)

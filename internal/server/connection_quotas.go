@@ -21,13 +21,24 @@ import (
 // listener can push the total past max.connections, and lowering
 // max.connections leaves more open than allowed; either way the least
 // recently active connections of the other listeners are closed until the
-// total is back within it.
+// total is back within it. Before its address's count, a connection is
+// measured against its address's connection_creation_rate (an ip entity's
+// client quota, KIP-612): over it, it is accepted, not counted, and closed
+// once the throttle time has passed (Kafka's throttledSockets).
 
 // tooManyConnections refuses a connection over its address's limit.
 type tooManyConnections struct{ max int }
 
 func (e tooManyConnections) Error() string {
 	return fmt.Sprintf("address already has the configured maximum of %d connections", e.max)
+}
+
+// connectionThrottled is a connection over its address's
+// connection_creation_rate, to be closed after delay.
+type connectionThrottled struct{ delay time.Duration }
+
+func (e connectionThrottled) Error() string {
+	return fmt.Sprintf("connection creation rate exceeded, closing after %v", e.delay)
 }
 
 // errQuotasClosed ends a wait for a slot at shutdown.
@@ -48,6 +59,9 @@ type connectionQuotas struct {
 	blockedTime map[string]time.Duration
 	// waiting is how many acceptors wait for a slot.
 	waiting int
+	// connectionRate, if set, records a new connection from an address
+	// against its connection_creation_rate and returns its throttle time.
+	connectionRate func(netip.Addr) time.Duration
 }
 
 func newConnectionQuotas(limits resolvedLimits, listeners int) *connectionQuotas {
@@ -61,6 +75,7 @@ func newConnectionQuotas(limits resolvedLimits, listeners int) *connectionQuotas
 
 // acquire takes a slot for a new connection from addr on listener,
 // waiting for the listener and broker-wide limits; it fails with
+// connectionThrottled when addr is over its connection rate and
 // tooManyConnections when addr is at its limit, taking nothing.
 func (q *connectionQuotas) acquire(listener string, addr netip.Addr) error {
 	q.mu.Lock()
@@ -76,6 +91,11 @@ func (q *connectionQuotas) acquire(listener string, addr netip.Addr) error {
 	}
 	if q.closed {
 		return errQuotasClosed
+	}
+	if q.connectionRate != nil {
+		if d := q.connectionRate(addr); d > 0 {
+			return connectionThrottled{d}
+		}
 	}
 	limit, ok := q.limits.perIP[addr]
 	if !ok {

@@ -154,6 +154,9 @@ type Stats struct {
 	// ConnectionsClosedOverMax counts connections closed to bring the
 	// total back within max.connections.
 	ConnectionsClosedOverMax atomic.Int64
+	// ConnectionsThrottled counts connections closed after a delay for
+	// their address's connection_creation_rate.
+	ConnectionsThrottled atomic.Int64
 	// AuthenticationsFailed counts connections closed before any request
 	// for a failed TLS handshake or an unmapped client certificate.
 	AuthenticationsFailed atomic.Int64
@@ -186,10 +189,14 @@ func New(cfg Config) *Server {
 		cfg.ConnectionLimits = &unlimited
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	// Listen resolves the override host names.
+	quotas := newConnectionQuotas(resolvedLimits{ConnectionLimits: *cfg.ConnectionLimits}, len(cfg.Listeners))
+	if cfg.ClientQuotas != nil {
+		quotas.connectionRate = cfg.ClientQuotas.RecordConnection
+	}
 	return &Server{
 		cfg: cfg, logger: cfg.Logger,
-		// Listen resolves the override host names.
-		quotas:    newConnectionQuotas(resolvedLimits{ConnectionLimits: *cfg.ConnectionLimits}, len(cfg.Listeners)),
+		quotas:    quotas,
 		listeners: map[string]net.Listener{}, security: map[string]Listener{}, conns: map[*conn]*connSlot{},
 		stopAccepting: make(chan struct{}),
 		ctx:           ctx, cancel: cancel,
@@ -286,6 +293,10 @@ func (s *Server) accept(name string, ln net.Listener) {
 				nc.Close()
 				return
 			}
+			if th, ok := err.(connectionThrottled); ok {
+				s.closeAfter(nc, th.delay)
+				continue
+			}
 			s.stats.ConnectionsRefusedPerIP.Add(1)
 			nc.Close()
 			if ok, notLogged := refusals.allow(time.Now()); ok {
@@ -301,6 +312,24 @@ func (s *Server) accept(name string, ln net.Listener) {
 			s.closeExcessConnections()
 		}
 	}
+}
+
+// closeAfter closes a connection throttled by its address's
+// connection_creation_rate once its delay has passed, or at shutdown; it
+// is never read from (Kafka's DelayedCloseSocket).
+func (s *Server) closeAfter(nc net.Conn, delay time.Duration) {
+	s.stats.ConnectionsThrottled.Add(1)
+	s.acceptWG.Add(1)
+	go func() {
+		defer s.acceptWG.Done()
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-s.stopAccepting:
+			t.Stop()
+		}
+		nc.Close()
+	}()
 }
 
 // open starts serving nc, which holds a quota slot; it reports false when

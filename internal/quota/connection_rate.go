@@ -1,0 +1,141 @@
+package quota
+
+import (
+	"math"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/karst-broker/karst/internal/metadata"
+)
+
+// ConnectionCreationRate is the quota key of ip entities (KIP-612): new
+// connections per second from one address.
+const ConnectionCreationRate = "connection_creation_rate"
+
+// unlimitedConnectionRate is QuotaConfig.IP_CONNECTION_RATE_DEFAULT
+// (Int.MaxValue): an address whose rate is this is not measured at all.
+const unlimitedConnectionRate = math.MaxInt32
+
+// ipLimits are the connection_creation_rate quotas, as ConnectionQuotas
+// keeps them: overrides by address and the default ip entity's rate.
+type ipLimits struct {
+	perIP map[netip.Addr]int
+	def   int
+}
+
+// ipLimitsOf picks the ip entities' connection_creation_rate out of the
+// stored quotas. Kafka applies values as ints (quotaValue.toInt). An ip
+// entity named by a host name rather than an address is skipped: Kafka
+// resolves it when the quota is applied, which this package does not do.
+func ipLimitsOf(quotas []metadata.Quotas) *ipLimits {
+	l := &ipLimits{perIP: map[netip.Addr]int{}, def: unlimitedConnectionRate}
+	for _, q := range quotas {
+		v, ok := q.Values[ConnectionCreationRate]
+		if !ok || len(q.Entity) != 1 || q.Entity[0].Type != metadata.QuotaEntityIP {
+			continue
+		}
+		rate := int(min(v, unlimitedConnectionRate))
+		if q.Entity[0].Name == nil {
+			l.def = rate
+			continue
+		}
+		if a, err := netip.ParseAddr(*q.Entity[0].Name); err == nil {
+			l.perIP[a.Unmap()] = rate
+		}
+	}
+	return l
+}
+
+// rateFor is ConnectionQuotas.connectionRateForIp: the address's override,
+// else the default.
+func (l *ipLimits) rateFor(a netip.Addr) int {
+	if r, ok := l.perIP[a]; ok {
+		return r
+	}
+	return l.def
+}
+
+// ipRates are the per-address connection rate sensors.
+type ipRates struct {
+	limits atomic.Pointer[ipLimits]
+
+	mu        sync.Mutex
+	sensors   map[netip.Addr]*sensor
+	lastSweep int64
+	throttled atomic.Int64
+}
+
+func (r *ipRates) sensor(a netip.Addr, now int64) *sensor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return sensorOf(r.sensors, a, &r.lastSweep, now)
+}
+
+// ConnectionRate is the connection_creation_rate in force for addr, and
+// whether one is (Kafka measures an address only when its rate is not
+// Int.MaxValue).
+func (m *Manager) ConnectionRate(addr netip.Addr) (int, bool) {
+	if m == nil {
+		return 0, false
+	}
+	m.refresh()
+	r := m.ips.limits.Load().rateFor(addr.Unmap())
+	return r, r != unlimitedConnectionRate
+}
+
+// RecordConnection records a new connection from addr against its
+// connection_creation_rate and returns how long it is throttled for
+// (ConnectionQuotas.recordIpConnectionMaybeThrottle): over the rate, the
+// connection is taken back out of the measure and the delay that brings
+// the rate back to the quota is returned, at most one quota window
+// (quota.window.size.seconds). The caller accepts such a connection and
+// closes it once the delay has passed.
+func (m *Manager) RecordConnection(addr netip.Addr) time.Duration {
+	bound, ok := m.ConnectionRate(addr)
+	if !ok {
+		return 0
+	}
+	addr = addr.Unmap()
+	now, w := m.nowMs(), m.cfg.Window
+	s := m.ips.sensor(addr, now)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastRecord = now
+	s.rate.record(w, 1, now)
+	observed := s.rate.measure(w, now)
+	if observed <= float64(bound) {
+		return 0
+	}
+	ms := throttleMs(observed, float64(bound), s.rate.windowSize(w, now), w.SizeMs)
+	s.rate.record(w, -1, now)
+	s.throttle.record(throttleWindow, float64(ms), now)
+	m.ips.throttled.Add(1)
+	return time.Duration(ms) * time.Millisecond
+}
+
+// ConnectionsThrottled is how many connections RecordConnection has
+// throttled.
+func (m *Manager) ConnectionsThrottled() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.ips.throttled.Load()
+}
+
+// throttleMs is QuotaUtils.throttleTime, bounded by maxMs when maxMs > 0
+// (boundedThrottleTime): the delay X that brings the observed rate O over
+// the window W back to the bound T, O·W/(W+X) = T. A bound of 0 asks for
+// an infinite delay, which only the cap bounds (or, without one, the
+// longest time.Duration).
+func throttleMs(observed, bound float64, windowMs, maxMs int64) int64 {
+	ms := math.Round((observed - bound) / bound * float64(windowMs))
+	if maxMs > 0 && ms > float64(maxMs) {
+		return maxMs
+	}
+	if longest := float64(math.MaxInt64 / int64(time.Millisecond)); ms > longest {
+		return int64(longest)
+	}
+	return int64(ms)
+}
