@@ -61,7 +61,7 @@ func (g *gatekeeper) may(op, resourceType int8, name string) bool {
 func (g *gatekeeper) decide(op, resourceType int8, name string, quiet bool) bool {
 	act := authorizer.Action{Operation: op, ResourceType: resourceType, ResourceName: name}
 	allowed := g.authz.Authorize(g.principal, g.host, act)
-	g.b.auditor().decided(g.principal, g.host, g.api, act, allowed, quiet)
+	g.b.authorization.audit.decided(g.principal, g.host, g.api, act, allowed, quiet)
 	return allowed
 }
 
@@ -193,8 +193,7 @@ type authorization struct {
 	mu      sync.Mutex // held while building
 	current atomic.Pointer[builtAuthorizer]
 
-	auditOnce sync.Once
-	audit     *auditor
+	audit *auditor // counts and logs the decisions (authorize_audit.go)
 }
 
 // builtAuthorizer is an authorizer and the image whose ACLs it holds.

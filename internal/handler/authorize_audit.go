@@ -82,16 +82,14 @@ func newAuditor(log *slog.Logger, now func() time.Time, interval time.Duration, 
 	return &auditor{log: log, now: now, interval: interval, counts: counts, denials: map[denialKey]*denialState{}}
 }
 
-// auditor returns the broker's auditor, made on first use.
-func (b *Broker) auditor() *auditor {
-	b.authorization.auditOnce.Do(func() {
-		var reg prometheus.Registerer
-		if b.opts.Metrics != nil {
-			reg = b.opts.Metrics.Registry
-		}
-		b.authorization.audit = newAuditor(b.opts.LogLevels.Logger(auditLoggerName), time.Now, auditInterval, reg)
-	})
-	return b.authorization.audit
+// newBrokerAuditor is the broker's auditor, made with the broker so that
+// its logger is known (to BROKER_LOGGER configs) before the first request.
+func newBrokerAuditor(opts Options) *auditor {
+	var reg prometheus.Registerer
+	if opts.Metrics != nil {
+		reg = opts.Metrics.Registry
+	}
+	return newAuditor(opts.LogLevels.Logger(auditLoggerName), time.Now, auditInterval, reg)
 }
 
 // decided records one decision: counted always, logged as its result and

@@ -2,6 +2,7 @@ package handler
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -157,4 +158,20 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// BenchmarkAuditDecided is the audit's cost per decision at the INFO
+// level: an allowed one (counted, not written) and a repeated denial
+// (counted and held back).
+func BenchmarkAuditDecided(b *testing.B) {
+	levels := loglevel.New(slog.NewTextHandler(io.Discard, nil), slog.LevelInfo)
+	a := newAuditor(levels.Logger(auditLoggerName), time.Now, time.Minute, nil)
+	act := authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: "orders"}
+	for _, allowed := range []bool{true, false} {
+		b.Run(map[bool]string{true: "allowed", false: "denied"}[allowed], func(b *testing.B) {
+			for b.Loop() {
+				a.decided("User:bob", "127.0.0.1", "Produce", act, allowed, false)
+			}
+		})
+	}
 }
