@@ -88,6 +88,20 @@ func TestACLAuditDeniedProduce(t *testing.T) {
 		t.Errorf("%d allowed decisions logged at INFO, want none (they are DEBUG)", n)
 	}
 
+	// CreateTopics asks CLUSTER CREATE first as a probe (Kafka's
+	// logIfDenied false), then CREATE on the topic: only the second is
+	// written.
+	created, err := kadm.NewClient(w.bob).CreateTopic(ctx, 1, 1, nil, "bobs")
+	if err == nil && created.Err == nil {
+		t.Fatalf("bob created a topic without CREATE")
+	}
+	if n := len(logs.linesWith("Principal = User:bob is Denied operation = CREATE from host = 127.0.0.1 on resource = Topic:LITERAL:bobs for request = CreateTopics")); n != 1 {
+		t.Errorf("%d lines for bob's refused CreateTopics, want 1", n)
+	}
+	if n := len(logs.linesWith("on resource = Cluster:LITERAL:kafka-cluster for request = CreateTopics")); n != 0 {
+		t.Errorf("the cluster CREATE probe was written at INFO")
+	}
+
 	body := scrapeMetrics(t, ctx, b.MetricsURL())
 	want := `karst_authorizer_decisions_total{operation="WRITE",resource_type="TOPIC",result="DENIED"} 3`
 	if !strings.Contains(body, want) {

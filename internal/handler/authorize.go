@@ -52,16 +52,28 @@ type gatekeeper struct {
 // may reports whether the request's principal may perform op on the
 // resource.
 func (g *gatekeeper) may(op, resourceType int8, name string) bool {
-	return g.decide(op, resourceType, name, false)
+	return g.decide(op, resourceType, name, true, true)
+}
+
+// probe is may for a check whose denial is no refusal, which Kafka asks
+// with logIfDenied false (cluster CREATE before the per-topic CREATE): a
+// denial is logged only at TRACE.
+func (g *gatekeeper) probe(op, resourceType int8, name string) bool {
+	return g.decide(op, resourceType, name, true, false)
 }
 
 // decide is the one place a gate's question is answered: the authorizer
-// decides and the audit (authorize_audit.go) counts and logs the decision;
-// quiet ones (authorized_operations) are logged only at TRACE.
-func (g *gatekeeper) decide(op, resourceType int8, name string, quiet bool) bool {
+// decides and the audit (authorize_audit.go) counts and logs the decision,
+// at TRACE only where Kafka's logIfAllowed or logIfDenied is false for
+// its result (authorized_operations asks with both false).
+func (g *gatekeeper) decide(op, resourceType int8, name string, logIfAllowed, logIfDenied bool) bool {
 	act := authorizer.Action{Operation: op, ResourceType: resourceType, ResourceName: name}
 	allowed := g.authz.Authorize(g.principal, g.host, act)
-	g.b.authorization.audit.decided(g.principal, g.host, g.api, act, allowed, quiet)
+	logged := logIfDenied
+	if allowed {
+		logged = logIfAllowed
+	}
+	g.b.authorization.audit.decided(g.principal, g.host, g.api, act, allowed, !logged)
 	return allowed
 }
 
@@ -107,7 +119,7 @@ var (
 func (g *gatekeeper) operations(resourceType int8, name string, supported []int8) int32 {
 	var bits int32
 	for _, op := range supported {
-		if g.decide(op, resourceType, name, true) {
+		if g.decide(op, resourceType, name, false, false) {
 			bits |= 1 << op
 		}
 	}
