@@ -8,6 +8,7 @@ package karsttest
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"strconv"
@@ -54,6 +55,19 @@ func WithDefaultPartitions(n int32) Option {
 // Start starts a broker and registers its shutdown with t.Cleanup.
 func Start(t testing.TB, opts ...Option) *Broker {
 	t.Helper()
+	return start(t, nil, opts)
+}
+
+// StartWithLog starts a broker whose log lines, from INFO up (the level
+// Karst's binary starts at), go to w instead of stderr, for tests that
+// check what the broker logs.
+func StartWithLog(t testing.TB, w io.Writer, opts ...Option) *Broker {
+	t.Helper()
+	return start(t, w, opts)
+}
+
+func start(t testing.TB, logTo io.Writer, opts []Option) *Broker {
+	t.Helper()
 	dataDir := t.TempDir()
 	// Groups form at once, as in Kafka's own test harness: the 3 s initial
 	// rebalance delay only makes each group test slower. An option sets
@@ -71,6 +85,9 @@ func Start(t testing.TB, opts ...Option) *Broker {
 		t.Fatalf("karsttest: configuration: %v", err)
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: testLogLevel()}))
+	if logTo != nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	n, err := node.Start(cfg)
 	if err != nil {
 		t.Fatalf("karsttest: starting broker: %v", err)

@@ -46,12 +46,35 @@ type gatekeeper struct {
 	authz     *authorizer.Authorizer
 	principal string
 	host      string
+	api       string // the request's name, for the audit
 }
 
 // may reports whether the request's principal may perform op on the
 // resource.
 func (g *gatekeeper) may(op, resourceType int8, name string) bool {
-	return g.authz.Authorize(g.principal, g.host, authorizer.Action{Operation: op, ResourceType: resourceType, ResourceName: name})
+	return g.decide(op, resourceType, name, true, true)
+}
+
+// probe is may for a check whose denial is no refusal, which Kafka asks
+// with logIfDenied false (cluster CREATE before the per-topic CREATE): a
+// denial is logged only at TRACE.
+func (g *gatekeeper) probe(op, resourceType int8, name string) bool {
+	return g.decide(op, resourceType, name, true, false)
+}
+
+// decide is the one place a gate's question is answered: the authorizer
+// decides and the audit (authorize_audit.go) counts and logs the decision,
+// at TRACE only where Kafka's logIfAllowed or logIfDenied is false for
+// its result (authorized_operations asks with both false).
+func (g *gatekeeper) decide(op, resourceType int8, name string, logIfAllowed, logIfDenied bool) bool {
+	act := authorizer.Action{Operation: op, ResourceType: resourceType, ResourceName: name}
+	allowed := g.authz.Authorize(g.principal, g.host, act)
+	logged := logIfDenied
+	if allowed {
+		logged = logIfAllowed
+	}
+	g.b.authorization.audit.decided(g.principal, g.host, g.api, act, allowed, !logged)
+	return allowed
 }
 
 func (g *gatekeeper) cluster(op int8) bool {
@@ -96,7 +119,7 @@ var (
 func (g *gatekeeper) operations(resourceType int8, name string, supported []int8) int32 {
 	var bits int32
 	for _, op := range supported {
-		if g.may(op, resourceType, name) {
+		if g.decide(op, resourceType, name, false, false) {
 			bits |= 1 << op
 		}
 	}
@@ -181,6 +204,8 @@ func init() {
 type authorization struct {
 	mu      sync.Mutex // held while building
 	current atomic.Pointer[builtAuthorizer]
+
+	audit *auditor // counts and logs the decisions (authorize_audit.go)
 }
 
 // builtAuthorizer is an authorizer and the image whose ACLs it holds.
@@ -217,7 +242,7 @@ func (b *Broker) authorize(api *API, r *Request) verdict {
 		return verdict{}
 	}
 	img, authz := b.currentAuthorizer()
-	v := check(&gatekeeper{b: b, r: r, img: img, authz: authz, principal: r.Conn.Principal().String(), host: remoteHost(r.Conn)})
+	v := check(&gatekeeper{b: b, r: r, img: img, authz: authz, principal: r.Conn.Principal().String(), host: remoteHost(r.Conn), api: api.Name})
 	if v.refusal != nil {
 		v.refusal.SetVersion(r.Body.GetVersion())
 	}

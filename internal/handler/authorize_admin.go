@@ -27,7 +27,7 @@ func counts[T any](s []T, name func(T) string) map[string]int {
 func gateCreateTopics(g *gatekeeper) verdict {
 	req := g.r.Body.(*kmsg.CreateTopicsRequest)
 	n := counts(req.Topics, func(t kmsg.CreateTopicsRequestTopic) string { return t.Topic })
-	clusterCreate := g.cluster(metadata.OpCreate)
+	clusterCreate := g.probe(metadata.OpCreate, metadata.ResourceCluster, metadata.ClusterResourceName)
 	kept, refused := split(req.Topics, func(t kmsg.CreateTopicsRequestTopic) bool {
 		return clusterCreate || n[t.Topic] > 1 || t.Topic == metadata.ClusterMetadataTopic || g.topic(metadata.OpCreate, t.Topic)
 	})
@@ -36,7 +36,7 @@ func gateCreateTopics(g *gatekeeper) verdict {
 		resp := r.(*kmsg.CreateTopicsResponse)
 		for i := range resp.Topics {
 			t := &resp.Topics[i]
-			if t.ErrorCode == 0 && !g.topic(metadata.OpDescribeConfigs, t.Topic) {
+			if t.ErrorCode == 0 && !g.probe(metadata.OpDescribeConfigs, metadata.ResourceTopic, t.Topic) {
 				t.ConfigErrorCode = kerr.TopicAuthorizationFailed.Code
 				t.NumPartitions, t.ReplicationFactor, t.Configs = -1, -1, nil
 			}

@@ -196,7 +196,7 @@ func gateMetadata(g *gatekeeper) verdict {
 			}
 			if clusterCreate < 0 {
 				clusterCreate = 0
-				if g.cluster(metadata.OpCreate) {
+				if g.probe(metadata.OpCreate, metadata.ResourceCluster, metadata.ClusterResourceName) {
 					clusterCreate = 1
 				}
 			}

@@ -106,6 +106,7 @@ func NewBroker(opts Options) *Broker {
 		opts.LogLevels = loglevel.New(logger.Handler(), loglevel.LowestEnabled(logger.Handler()))
 	}
 	b := &Broker{opts: opts, logger: logger}
+	b.authorization.audit = newBrokerAuditor(opts)
 	if b.opts.LogConfigs == nil {
 		b.opts.LogConfigs = config.NewLogConfigs(b.staticBrokerConfig())
 	}

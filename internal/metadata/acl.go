@@ -78,6 +78,14 @@ var (
 	permissionTypeNames = []string{"UNKNOWN", "ANY", "DENY", "ALLOW"}
 )
 
+// OperationName is an AclOperation code's name ("WRITE"), UNKNOWN for a
+// code Kafka does not define.
+func OperationName(code int8) string { return operationNames[known(code, operationNames)] }
+
+// ResourceTypeName is a ResourceType code's name ("TOPIC"), UNKNOWN for a
+// code Kafka does not define.
+func ResourceTypeName(code int8) string { return resourceTypeNames[known(code, resourceTypeNames)] }
+
 // known maps a code Kafka does not define to UNKNOWN (0), as each enum's
 // fromCode does.
 func known(code int8, names []string) int8 {

@@ -1,0 +1,243 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/karst-broker/karst/internal/loglevel"
+	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/security/authorizer"
+)
+
+// auditLoggerName is the logger authorization decisions are written to,
+// StandardAuthorizer's "kafka.authorizer.logger", so that a BROKER_LOGGER
+// config of that name sets its level.
+const auditLoggerName = "kafka.authorizer.logger"
+
+// auditInterval is how often one denial (a principal, operation and
+// resource) is logged; repeats in between are counted, not written.
+const auditInterval = time.Minute
+
+// maxTrackedDenials bounds the distinct denials remembered in one
+// interval; denials of further resources are counted and summed into one
+// line when the interval ends.
+const maxTrackedDenials = 10000
+
+// auditor logs and counts the authorizer's decisions, as
+// StandardAuthorizerData.logAuditMessage: denials at INFO, allowed
+// operations at DEBUG, and at TRACE those Kafka asks about without logging
+// (the authorized_operations fields). Unlike Kafka it writes a denial once
+// per interval, with the count of the repeats it held back, so a client
+// retrying a refused request does not flood the log.
+type auditor struct {
+	log      *slog.Logger
+	now      func() time.Time
+	interval time.Duration
+	counts   *prometheus.CounterVec
+	// counters caches counts' series by operation, resource type and
+	// result, so a decision costs no label hashing.
+	counters [16][8][2]atomic.Pointer[prometheus.Counter]
+
+	mu        sync.Mutex
+	denials   map[denialKey]*denialState
+	untracked int64 // denials past maxTrackedDenials this interval
+	pruned    time.Time
+}
+
+// denialKey is what a denial is written once per interval for.
+type denialKey struct {
+	principal    string
+	operation    int8
+	resourceType int8
+	resource     string
+}
+
+// denialState is one denial's last written line and the repeats since.
+type denialState struct {
+	logged     time.Time
+	suppressed int64
+	host, api  string
+}
+
+func newAuditor(log *slog.Logger, now func() time.Time, interval time.Duration, reg prometheus.Registerer) *auditor {
+	counts := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "karst", Subsystem: "authorizer", Name: "decisions_total",
+		Help: "Authorization decisions, by operation, resource type and result (ALLOWED or DENIED).",
+	}, []string{"operation", "resource_type", "result"})
+	if reg != nil {
+		if err := reg.Register(counts); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if errors.As(err, &are) {
+				counts = are.ExistingCollector.(*prometheus.CounterVec)
+			}
+		}
+	}
+	return &auditor{log: log, now: now, interval: interval, counts: counts, denials: map[denialKey]*denialState{}}
+}
+
+// newBrokerAuditor is the broker's auditor, made with the broker so that
+// its logger is known (to BROKER_LOGGER configs) before the first request.
+func newBrokerAuditor(opts Options) *auditor {
+	var reg prometheus.Registerer
+	if opts.Metrics != nil {
+		reg = opts.Metrics.Registry
+	}
+	return newAuditor(opts.LogLevels.Logger(auditLoggerName), time.Now, auditInterval, reg)
+}
+
+// decided records one decision: counted always, logged as its result and
+// quiet (Kafka's logIfAllowed and logIfDenied both false) say.
+func (a *auditor) decided(principal, host, api string, act authorizer.Action, allowed, quiet bool) {
+	a.count(act, allowed)
+	ctx := context.Background()
+	switch {
+	case quiet:
+		if a.log.Enabled(ctx, loglevel.LevelTrace) {
+			a.write(loglevel.LevelTrace, principal, host, api, act, allowed, 0)
+		}
+	case allowed:
+		if a.log.Enabled(ctx, slog.LevelDebug) {
+			a.write(slog.LevelDebug, principal, host, api, act, true, 0)
+		}
+	default:
+		if a.log.Enabled(ctx, slog.LevelInfo) {
+			a.denied(principal, host, api, act)
+		}
+	}
+}
+
+func (a *auditor) count(act authorizer.Action, allowed bool) {
+	op, rt, res := int(act.Operation), int(act.ResourceType), 0
+	if allowed {
+		res = 1
+	}
+	if op < 0 || op >= len(a.counters) || rt < 0 || rt >= len(a.counters[0]) {
+		op, rt = 0, 0
+	}
+	slot := &a.counters[op][rt][res]
+	c := slot.Load()
+	if c == nil {
+		result := "DENIED"
+		if allowed {
+			result = "ALLOWED"
+		}
+		made := a.counts.WithLabelValues(metadata.OperationName(int8(op)), metadata.ResourceTypeName(int8(rt)), result)
+		slot.CompareAndSwap(nil, &made)
+		c = slot.Load()
+	}
+	(*c).Inc()
+}
+
+// denied writes a denial unless the same one was written less than an
+// interval ago, in which case it is only counted.
+func (a *auditor) denied(principal, host, api string, act authorizer.Action) {
+	now := a.now()
+	k := denialKey{principal: principal, operation: act.Operation, resourceType: act.ResourceType, resource: act.ResourceName}
+	a.mu.Lock()
+	summaries, untracked := a.pruneLocked(now)
+	s, seen := a.denials[k]
+	var suppressed int64
+	write := true
+	switch {
+	case seen && now.Sub(s.logged) < a.interval:
+		s.suppressed++
+		write = false
+	case seen:
+		suppressed = s.suppressed
+		s.logged, s.suppressed, s.host, s.api = now, 0, host, api
+	case len(a.denials) >= maxTrackedDenials:
+		a.untracked++
+		write = false
+	default:
+		a.denials[k] = &denialState{logged: now, host: host, api: api}
+	}
+	a.mu.Unlock()
+	for _, sm := range summaries {
+		a.summary(sm.key, sm.state)
+	}
+	if untracked > 0 {
+		a.log.Info("Denied "+strconv.FormatInt(untracked, 10)+" more operations on resources past the audit's limit of "+
+			strconv.Itoa(maxTrackedDenials)+" in the last "+a.interval.String(), "logger", auditLoggerName, "suppressed", untracked)
+	}
+	if write {
+		a.write(slog.LevelInfo, principal, host, api, act, false, suppressed)
+	}
+}
+
+type pendingSummary struct {
+	key   denialKey
+	state denialState
+}
+
+// pruneLocked forgets, once per interval, the denials last written an
+// interval or more ago, returning those with held-back repeats to be
+// summed up in a line of their own.
+func (a *auditor) pruneLocked(now time.Time) (out []pendingSummary, untracked int64) {
+	if now.Sub(a.pruned) < a.interval {
+		return nil, 0
+	}
+	a.pruned = now
+	for k, s := range a.denials {
+		if now.Sub(s.logged) >= a.interval {
+			if s.suppressed > 0 {
+				out = append(out, pendingSummary{key: k, state: *s})
+			}
+			delete(a.denials, k)
+		}
+	}
+	untracked, a.untracked = a.untracked, 0
+	return out, untracked
+}
+
+// summary writes the repeats of a denial that was not seen again after
+// its interval.
+func (a *auditor) summary(k denialKey, s denialState) {
+	act := authorizer.Action{Operation: k.operation, ResourceType: k.resourceType, ResourceName: k.resource}
+	a.log.Info(message(k.principal, s.host, s.api, act, false)+" ("+strconv.FormatInt(s.suppressed, 10)+" repeats suppressed)",
+		attrs(k.principal, s.host, s.api, act, s.suppressed)...)
+}
+
+func (a *auditor) write(level slog.Level, principal, host, api string, act authorizer.Action, allowed bool, suppressed int64) {
+	msg := message(principal, host, api, act, allowed)
+	if suppressed > 0 {
+		msg += " (" + strconv.FormatInt(suppressed, 10) + " repeats suppressed)"
+	}
+	a.log.Log(context.Background(), level, msg, attrs(principal, host, api, act, suppressed)...)
+}
+
+// message is StandardAuthorizerData.buildAuditMessage's line, without
+// the matching rule (Karst's authorizer answers only the result).
+func message(principal, host, api string, act authorizer.Action, allowed bool) string {
+	result := "Denied"
+	if allowed {
+		result = "Allowed"
+	}
+	return "Principal = " + principal + " is " + result + " operation = " + metadata.OperationName(act.Operation) +
+		" from host = " + host + " on resource = " + resourcePattern(act) + " for request = " + api
+}
+
+// resourcePattern is a resource as Kafka's audit line writes it,
+// "Topic:LITERAL:orders".
+func resourcePattern(act authorizer.Action) string {
+	return resourceTypeTitles[act.ResourceType] + ":LITERAL:" + act.ResourceName
+}
+
+// resourceTypeTitles are SecurityUtils.resourceTypeName's names.
+var resourceTypeTitles = map[int8]string{
+	metadata.ResourceTopic: "Topic", metadata.ResourceGroup: "Group", metadata.ResourceCluster: "Cluster",
+	metadata.ResourceTransactionalID: "TransactionalId", metadata.ResourceDelegationToken: "DelegationToken",
+	metadata.ResourceUser: "User",
+}
+
+func attrs(principal, host, api string, act authorizer.Action, suppressed int64) []any {
+	return []any{"logger", auditLoggerName, "principal", principal, "host", host,
+		"operation", metadata.OperationName(act.Operation), "resource", resourcePattern(act),
+		"request", api, "suppressed", suppressed}
+}

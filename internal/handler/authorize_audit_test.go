@@ -1,0 +1,177 @@
+package handler
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/karst-broker/karst/internal/loglevel"
+	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/security/authorizer"
+)
+
+// lockedBuffer is a log sink safe for the handler's concurrent writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) lines() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Split(strings.TrimSpace(b.buf.String()), "\n")
+}
+
+func (b *lockedBuffer) count(substr string) int {
+	n := 0
+	for _, l := range b.lines() {
+		if strings.Contains(l, substr) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestAuditDeniedOncePerInterval(t *testing.T) {
+	var out lockedBuffer
+	levels := loglevel.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: loglevel.LevelTrace}), slog.LevelInfo)
+	clock := time.Unix(1_700_000_000, 0)
+	reg := prometheus.NewRegistry()
+	a := newAuditor(levels.Logger(auditLoggerName), func() time.Time { return clock }, time.Minute, reg)
+
+	write := authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: "orders"}
+	read := authorizer.Action{Operation: metadata.OpRead, ResourceType: metadata.ResourceTopic, ResourceName: "orders"}
+	for range 5 {
+		a.decided("User:bob", "127.0.0.1", "Produce", write, false, false)
+		clock = clock.Add(time.Second)
+	}
+	a.decided("User:bob", "127.0.0.1", "Fetch", read, false, false)
+	a.decided("User:alice", "127.0.0.1", "Produce", write, false, false)
+	a.decided("User:alice", "127.0.0.1", "Produce", write, true, false) // allowed: DEBUG, not at INFO
+	a.decided("User:bob", "127.0.0.1", "Metadata", write, false, true)  // quiet: TRACE only
+
+	bobWrite := "Principal = User:bob is Denied operation = WRITE from host = 127.0.0.1 on resource = Topic:LITERAL:orders for request = Produce"
+	if n := out.count(bobWrite); n != 1 {
+		t.Fatalf("bob's write denial written %d times in one interval, want 1:\n%s", n, strings.Join(out.lines(), "\n"))
+	}
+	if n := out.count("User:bob is Denied operation = READ"); n != 1 {
+		t.Errorf("bob's read denial (another operation) written %d times, want 1", n)
+	}
+	if n := out.count("User:alice is Denied operation = WRITE"); n != 1 {
+		t.Errorf("alice's denial (another principal) written %d times, want 1", n)
+	}
+	if n := out.count("is Allowed"); n != 0 {
+		t.Errorf("an allowed decision was written at INFO")
+	}
+	if n := out.count("for request = Metadata"); n != 0 {
+		t.Errorf("a quiet denial was written at INFO")
+	}
+	if !strings.Contains(out.lines()[0], "logger="+auditLoggerName) || !strings.Contains(out.lines()[0], "level=INFO") {
+		t.Errorf("first line %q: want level=INFO and logger=%s", out.lines()[0], auditLoggerName)
+	}
+
+	// After the interval the next denial is written with the four repeats
+	// it held back.
+	clock = clock.Add(time.Minute)
+	a.decided("User:bob", "127.0.0.1", "Produce", write, false, false)
+	if n := out.count(bobWrite + " (4 repeats suppressed)"); n != 1 {
+		t.Fatalf("after the interval: want one line with 4 repeats suppressed:\n%s", strings.Join(out.lines(), "\n"))
+	}
+	if n := out.count("suppressed=4"); n != 1 {
+		t.Errorf("suppressed=4 attribute written %d times, want 1", n)
+	}
+
+	// A denial repeated and then not seen again is summed up when the
+	// next interval's denials prune it.
+	a.decided("User:bob", "127.0.0.1", "Produce", write, false, false)
+	a.decided("User:bob", "127.0.0.1", "Produce", write, false, false)
+	clock = clock.Add(2 * time.Minute)
+	a.decided("User:carol", "127.0.0.1", "Produce", write, false, false)
+	if n := out.count(bobWrite + " (2 repeats suppressed)"); n != 1 {
+		t.Errorf("a denial not seen again: want its 2 repeats summed up:\n%s", strings.Join(out.lines(), "\n"))
+	}
+
+	// DEBUG on the audit logger (a BROKER_LOGGER config) shows allowed
+	// decisions.
+	if err := levels.Set(auditLoggerName, "DEBUG"); err != nil {
+		t.Fatal(err)
+	}
+	a.decided("User:alice", "127.0.0.1", "Produce", write, true, false)
+	if n := out.count("User:alice is Allowed operation = WRITE"); n != 1 {
+		t.Errorf("allowed at DEBUG written %d times, want 1", n)
+	}
+
+	// Every decision is counted, written or not.
+	denied := a.counts.WithLabelValues("WRITE", "TOPIC", "DENIED")
+	if got := counterValue(t, denied); got != 11 {
+		t.Errorf("WRITE TOPIC DENIED = %v, want 11", got)
+	}
+	if got := counterValue(t, a.counts.WithLabelValues("WRITE", "TOPIC", "ALLOWED")); got != 2 {
+		t.Errorf("WRITE TOPIC ALLOWED = %v, want 2", got)
+	}
+	if got := counterValue(t, a.counts.WithLabelValues("READ", "TOPIC", "DENIED")); got != 1 {
+		t.Errorf("READ TOPIC DENIED = %v, want 1", got)
+	}
+	families, err := reg.Gather()
+	if err != nil || len(families) != 1 || families[0].GetName() != "karst_authorizer_decisions_total" || len(families[0].GetMetric()) != 3 {
+		t.Errorf("registry holds %v (%v), want karst_authorizer_decisions_total with 3 series", families, err)
+	}
+}
+
+func TestAuditUntrackedDenialsBounded(t *testing.T) {
+	var out lockedBuffer
+	levels := loglevel.New(slog.NewTextHandler(&out, nil), slog.LevelInfo)
+	clock := time.Unix(1_700_000_000, 0)
+	a := newAuditor(levels.Logger(auditLoggerName), func() time.Time { return clock }, time.Minute, nil)
+	for i := range maxTrackedDenials + 50 {
+		a.decided("User:bob", "10.0.0.1", "Produce", authorizer.Action{Operation: metadata.OpWrite,
+			ResourceType: metadata.ResourceTopic, ResourceName: "t" + strconv.Itoa(i)}, false, false)
+	}
+	if n := out.count("is Denied"); n != maxTrackedDenials {
+		t.Fatalf("written %d denials, want the %d tracked", n, maxTrackedDenials)
+	}
+	clock = clock.Add(time.Minute)
+	a.decided("User:bob", "10.0.0.1", "Produce", authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: "t0"}, false, false)
+	if n := out.count("Denied 50 more operations"); n != 1 {
+		t.Errorf("want one line summing the 50 untracked denials")
+	}
+}
+
+func counterValue(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
+// BenchmarkAuditDecided is the audit's cost per decision at the INFO
+// level: an allowed one (counted, not written) and a repeated denial
+// (counted and held back).
+func BenchmarkAuditDecided(b *testing.B) {
+	levels := loglevel.New(slog.NewTextHandler(io.Discard, nil), slog.LevelInfo)
+	a := newAuditor(levels.Logger(auditLoggerName), time.Now, time.Minute, nil)
+	act := authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: "orders"}
+	for _, allowed := range []bool{true, false} {
+		b.Run(map[bool]string{true: "allowed", false: "denied"}[allowed], func(b *testing.B) {
+			for b.Loop() {
+				a.decided("User:bob", "127.0.0.1", "Produce", act, allowed, false)
+			}
+		})
+	}
+}
