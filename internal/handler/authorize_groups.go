@@ -64,18 +64,27 @@ func gateOffsetCommit(g *gatekeeper) verdict {
 		resp.Topics = offsetCommitTopics(req.Topics, kerr.GroupAuthorizationFailed.Code)
 		return refuse(resp)
 	}
-	kept, refused := split(req.Topics, func(t kmsg.OffsetCommitRequestTopic) bool {
-		name, known := g.topicName(t.Topic, t.TopicID)
+	return gateReadableTopics(g, &req.Topics,
+		func(t kmsg.OffsetCommitRequestTopic) (string, [16]byte) { return t.Topic, t.TopicID },
+		func(r kmsg.Response, refused []kmsg.OffsetCommitRequestTopic) {
+			resp := r.(*kmsg.OffsetCommitResponse)
+			resp.Topics = append(resp.Topics, offsetCommitTopics(refused, kerr.TopicAuthorizationFailed.Code)...)
+		})
+}
+
+// gateReadableTopics takes out of topics those the principal may not READ
+// (a topic id no topic has is left to the handler) and has addRefused
+// answer them in the handler's response, as the offset commits do.
+func gateReadableTopics[T any](g *gatekeeper, topics *[]T, topicOf func(T) (string, [16]byte), addRefused func(kmsg.Response, []T)) verdict {
+	kept, refused := split(*topics, func(t T) bool {
+		name, known := g.topicName(topicOf(t))
 		return !known || g.topic(metadata.OpRead, name)
 	})
 	if len(refused) == 0 {
 		return verdict{}
 	}
-	req.Topics = kept
-	return verdict{complete: func(r kmsg.Response) {
-		resp := r.(*kmsg.OffsetCommitResponse)
-		resp.Topics = append(resp.Topics, offsetCommitTopics(refused, kerr.TopicAuthorizationFailed.Code)...)
-	}}
+	*topics = kept
+	return verdict{complete: func(r kmsg.Response) { addRefused(r, refused) }}
 }
 
 // gateOffsetFetch: DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED);
@@ -479,18 +488,12 @@ func gateTxnOffsetCommit(g *gatekeeper) verdict {
 		resp.Topics = txnOffsetCommitTopics(req.Topics, code)
 		return refuse(resp)
 	}
-	kept, refused := split(req.Topics, func(t kmsg.TxnOffsetCommitRequestTopic) bool {
-		name, known := g.topicName(t.Topic, t.TopicID)
-		return !known || g.topic(metadata.OpRead, name)
-	})
-	if len(refused) == 0 {
-		return verdict{}
-	}
-	req.Topics = kept
-	return verdict{complete: func(r kmsg.Response) {
-		resp := r.(*kmsg.TxnOffsetCommitResponse)
-		resp.Topics = append(resp.Topics, txnOffsetCommitTopics(refused, kerr.TopicAuthorizationFailed.Code)...)
-	}}
+	return gateReadableTopics(g, &req.Topics,
+		func(t kmsg.TxnOffsetCommitRequestTopic) (string, [16]byte) { return t.Topic, t.TopicID },
+		func(r kmsg.Response, refused []kmsg.TxnOffsetCommitRequestTopic) {
+			resp := r.(*kmsg.TxnOffsetCommitResponse)
+			resp.Topics = append(resp.Topics, txnOffsetCommitTopics(refused, kerr.TopicAuthorizationFailed.Code)...)
+		})
 }
 
 // gateDescribeTransactions: DESCRIBE on each transactional id (else
