@@ -114,14 +114,7 @@ func dialAndAsk(t *testing.T, addr string, local *net.TCPAddr, n int) int {
 // askOnce writes req and reports whether an answer to it came back
 // before the connection was closed.
 func askOnce(c net.Conn, correlationID int32, req kmsg.Request) bool {
-	b := binary.BigEndian.AppendUint32(nil, 0)
-	b = binary.BigEndian.AppendUint16(b, uint16(req.Key()))
-	b = binary.BigEndian.AppendUint16(b, uint16(req.GetVersion()))
-	b = binary.BigEndian.AppendUint32(b, uint32(correlationID))
-	b = binary.BigEndian.AppendUint16(b, 0) // client id ""
-	b = req.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	if _, err := c.Write(b); err != nil {
+	if _, err := c.Write(frameRequest("", correlationID, req)); err != nil {
 		return false
 	}
 	var head [8]byte

@@ -300,6 +300,13 @@ func dialQuota(t *testing.T, addr string) net.Conn {
 // writeRequest frames req with a request header naming clientID.
 func writeRequest(t *testing.T, c net.Conn, clientID string, correlationID int32, req kmsg.Request) {
 	t.Helper()
+	if _, err := c.Write(frameRequest(clientID, correlationID, req)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// frameRequest is req framed with a request header naming clientID.
+func frameRequest(clientID string, correlationID int32, req kmsg.Request) []byte {
 	b := binary.BigEndian.AppendUint32(nil, 0)
 	b = binary.BigEndian.AppendUint16(b, uint16(req.Key()))
 	b = binary.BigEndian.AppendUint16(b, uint16(req.GetVersion()))
@@ -311,9 +318,7 @@ func writeRequest(t *testing.T, c net.Conn, clientID string, correlationID int32
 	}
 	b = req.AppendTo(b)
 	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	if _, err := c.Write(b); err != nil {
-		t.Fatal(err)
-	}
+	return b
 }
 
 // readRequestResponse reads one response and returns its body; flexible
