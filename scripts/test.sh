@@ -41,7 +41,9 @@ if [ -x interop/run ]; then
 fi
 
 echo "== go test (unit and integration, race detector on)"
-go test -race -count=1 -timeout 30m ./...
+# KARST_TEST_RELEASE=1: TestReleaseScriptBuildsEveryTarget runs
+# scripts/release.sh's four cross builds (skipped in a plain go test).
+KARST_TEST_RELEASE="${KARST_TEST_RELEASE:-1}" go test -race -count=1 -timeout 30m ./...
 
 echo "== benchmark smoke run (bounded; no speed is judged)"
 scripts/ci-bench-smoke.sh

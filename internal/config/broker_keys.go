@@ -237,6 +237,8 @@ var brokerKeyList = []Key{
 	def("metrics.recording.level", TypeString, "INFO", in("INFO", "DEBUG", "TRACE"), ReadOnly, "Highest recording level of metrics."),
 	karst(def("karst.metrics.listener", TypeString, "", hostPortOrEmpty, ReadOnly, "Karst: host:port serving Prometheus metrics at /metrics; empty disables.")),
 	karst(def("karst.console.listener", TypeString, "", hostPortOrEmpty, ReadOnly, "Karst: host:port serving the web console (topics, messages, groups, broker health); empty disables.")),
+	karst(def("karst.console.kafka.listener", TypeString, "", nil, ReadOnly, "Karst: name of the listener the web console reads the broker through; empty means the first PLAINTEXT listener, else the first SASL_PLAINTEXT one. On a SASL_PLAINTEXT listener every console user logs in with SASL credentials and the broker's ACLs apply to what the console asks for them.")),
+	karst(def("karst.console.session.timeout.ms", TypeLong, "1800000", atLeast(1000), ReadOnly, "Karst: how long a web console login lasts without a page being loaded.")),
 	karst(def("karst.console.sample.interval.ms", TypeInt, "5000", atLeast(100), ReadOnly, "Karst: how often the web console samples throughput and latency for its charts, which cover the last 10 minutes.")),
 	karst(def("karst.pprof.listener", TypeString, "", hostPortOrEmpty, ReadOnly, "Karst: host:port serving Go pprof at /debug/pprof/; empty disables.")),
 	karst(def("karst.log.format", TypeString, "text", in("text", "json"), ReadOnly, "Karst: format of the broker's log on stderr: text (key=value pairs) or json (one object per line).")),

@@ -160,6 +160,23 @@ func (s *browserSession) screenshot(name string) {
 	}
 }
 
+// startBrowser starts chromium with one tab on the console at base; it
+// closes when the test ends.
+func startBrowser(t *testing.T, ctx context.Context, chromium, base string) *browserSession {
+	t.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))...)
+	t.Cleanup(cancelAlloc)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	t.Cleanup(cancelTab)
+	// The first run starts the browser, which lives as long as that run's
+	// context: the tab's, not one of the bounded ones the steps use.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	return &browserSession{t: t, ctx: tab, base: base, shots: screenshotDir(t)}
+}
+
 // TestConsoleInHeadlessChromium clicks through every console page in a
 // real Chromium: the overview's throughput after a produce, the topic
 // list, a topic's partitions and configs, a message found by offset, by
@@ -195,17 +212,7 @@ func TestConsoleInHeadlessChromium(t *testing.T) {
 		}
 	}
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))...)
-	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(alloc)
-	defer cancelTab()
-	// The first run starts the browser, which lives as long as that run's
-	// context: the tab's, not one of the bounded ones below.
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
-	s := &browserSession{t: t, ctx: tab, base: b.ConsoleURL(), shots: screenshotDir(t)}
+	s := startBrowser(t, ctx, chromium, b.ConsoleURL())
 
 	// The overview: the broker, and the produce in the throughput chart.
 	s.open("/")
@@ -331,4 +338,90 @@ func TestConsoleInHeadlessChromium(t *testing.T) {
 	}
 	t.Logf("page loads (navigate to heading visible): %s", strings.Join(s.loads, ", "))
 	t.Logf("process RSS (broker, test and clients in one process) with the console open: %s; screenshots in %s", s.text("#rss"), s.shots)
+}
+
+// TestConsoleLoginInHeadlessChromium logs in to a console on a
+// SASL_PLAINTEXT listener with the StandardAuthorizer as a user would:
+// sent to the login page, refused with the broker's own words for a wrong
+// password, then in as User:alice, who finds her record in orders, is
+// refused secret with the broker's TOPIC_AUTHORIZATION_FAILED, sees it
+// once an admin grants her READ, and logs out.
+func TestConsoleLoginInHeadlessChromium(t *testing.T) {
+	chromium := chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := startSecuredConsole(t, ctx)
+	s := startBrowser(t, ctx, chromium, c.b.ConsoleURL())
+
+	// logIn submits the form and waits for what only the next page has.
+	logIn := func(user, password, next string) {
+		s.t.Helper()
+		s.run("fill the login form", chromedp.SetValue(chromedp.ID("user"), user), chromedp.SetValue(chromedp.ID("password"), password),
+			chromedp.Click(chromedp.ID("log-in")), chromedp.WaitVisible(chromedp.CSS(next)))
+	}
+	location := func() string {
+		u, err := url.Parse(value(s, "location", chromedp.Location()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.RequestURI()
+	}
+
+	s.run("open a topic's messages", chromedp.Navigate(s.base+"/topics/orders/messages?partition=0&key=orders-key-b"),
+		chromedp.WaitVisible(chromedp.ID("log-in")))
+	if got := s.text("main h1"); got != "Log in" {
+		t.Fatalf("without a login the console shows %q, want the login page", got)
+	}
+	if got := value(s, "mechanism", chromedp.Evaluate[string](`document.getElementById("mechanism").value`)); got != "SCRAM-SHA-512" {
+		t.Errorf("the form's mechanism is %q, want SCRAM-SHA-512", got)
+	}
+	logIn("alice", "not-her-password", "#error")
+	if got := s.text("#error"); !strings.Contains(got, "SASL_AUTHENTICATION_FAILED") || !strings.Contains(got, "invalid credentials") {
+		t.Errorf("a wrong password shows %q, want the broker's SASL_AUTHENTICATION_FAILED", got)
+	}
+	s.screenshot("login-refused")
+
+	logIn("alice", "alice-secret", "#principal")
+	if got := location(); got != "/topics/orders/messages?partition=0&key=orders-key-b" {
+		t.Errorf("after the login the browser is at %s, want the page it asked for", got)
+	}
+	if got := s.text("#principal"); got != "User:alice" {
+		t.Errorf("the header shows %q, want User:alice", got)
+	}
+	keys := value(s, "read keys", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#records td.key pre")).map(e => e.textContent)`))
+	if len(keys) != 1 || keys[0] != "orders-key-b" {
+		t.Errorf("alice searching orders for orders-key-b sees keys %q", keys)
+	}
+	s.screenshot("login-allowed-messages")
+
+	s.open("/topics")
+	topics := value(s, "read topics", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#topics tr[data-topic]")).map(e => e.dataset.topic)`))
+	if len(topics) != 1 || topics[0] != "orders" {
+		t.Errorf("alice's topic list is %q, want only orders (secret is not hers to describe)", topics)
+	}
+	if got := s.text("#sizes-refused"); !strings.Contains(got, "CLUSTER_AUTHORIZATION_FAILED") {
+		t.Errorf("sizes note %q, want the broker's CLUSTER_AUTHORIZATION_FAILED", got)
+	}
+
+	secret := "/topics/secret/messages?partition=0"
+	s.run("open secret", chromedp.Navigate(s.base+secret), chromedp.WaitVisible(chromedp.ID("error")))
+	if got := s.text("#error"); !strings.HasPrefix(got, "TOPIC_AUTHORIZATION_FAILED") {
+		t.Errorf("secret shows %q, want the broker's TOPIC_AUTHORIZATION_FAILED", got)
+	}
+	if n := value(s, "count records", chromedp.Evaluate[int](`document.querySelectorAll("#records tr[data-offset]").length`)); n != 0 {
+		t.Errorf("the refused page shows %d records", n)
+	}
+	s.screenshot("login-refused-topic")
+
+	c.grant(t, ctx, kadm.NewACLs().Allow("User:alice").Topics("secret").Operations(kadm.OpRead, kadm.OpDescribe))
+	s.until("secret's records once alice may read it", func() bool {
+		return value(s, "count records", chromedp.Evaluate[int](`document.querySelectorAll("#records tr[data-offset]").length`)) == 3
+	})
+	s.screenshot("login-granted-topic")
+
+	s.run("log out", chromedp.Click(chromedp.ID("log-out")), chromedp.WaitVisible(chromedp.ID("log-in")))
+	s.run("open secret again", chromedp.Navigate(s.base+secret), chromedp.WaitVisible(chromedp.ID("log-in")))
+	if got := s.text("main h1"); got != "Log in" {
+		t.Errorf("after logging out secret shows %q, want the login page", got)
+	}
 }

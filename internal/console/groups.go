@@ -14,13 +14,13 @@ type groupRow struct {
 	Lag                             int64 // -1: not known
 }
 
-func (s *Server) groups(ctx context.Context, _ *http.Request, p *page) error {
+func (s *Server) groups(ctx context.Context, k *kafka, _ *http.Request, p *page) error {
 	p.Title = "Consumer groups"
-	listed, err := s.admin.ListGroups(ctx)
+	listed, err := k.admin.ListGroups(ctx)
 	if err != nil || len(listed) == 0 {
 		return err
 	}
-	lags, err := s.admin.Lag(ctx, listed.Groups()...)
+	lags, err := k.admin.Lag(ctx, listed.Groups()...)
 	if err != nil {
 		return err
 	}
@@ -63,16 +63,16 @@ type lagRow struct {
 	Err            string
 }
 
-func (s *Server) group(ctx context.Context, r *http.Request, p *page) error {
+func (s *Server) group(ctx context.Context, k *kafka, r *http.Request, p *page) error {
 	name := r.PathValue("group")
 	p.Title = "Group " + name
-	d, err := s.describeGroup(ctx, name)
+	d, err := s.describeGroup(ctx, k, name)
 	p.Data = d
 	return err
 }
 
-func (s *Server) describeGroup(ctx context.Context, name string) (*groupData, error) {
-	lags, err := s.admin.Lag(ctx, name)
+func (s *Server) describeGroup(ctx context.Context, k *kafka, name string) (*groupData, error) {
+	lags, err := k.admin.Lag(ctx, name)
 	if err != nil {
 		return &groupData{Name: name}, err
 	}

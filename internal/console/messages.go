@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,7 +77,7 @@ func parseTimestamp(s string) (int64, error) {
 	return 0, fmt.Errorf("timestamp %q: want Unix milliseconds or RFC 3339 (2006-01-02T15:04:05Z)", s)
 }
 
-func (s *Server) messages(ctx context.Context, r *http.Request, p *page) error {
+func (s *Server) messages(ctx context.Context, k *kafka, r *http.Request, p *page) error {
 	topic := r.PathValue("topic")
 	p.Title = "Messages in " + topic
 	d := browseData{Topic: topic, Formats: []string{"text", "json", "hex"}}
@@ -86,13 +87,13 @@ func (s *Server) messages(ctx context.Context, r *http.Request, p *page) error {
 	if err != nil {
 		return badQuery{err}
 	}
-	return s.browse(ctx, &d)
+	return s.browse(ctx, k, &d)
 }
 
 // browse fills d with the records its query asks for.
-func (s *Server) browse(ctx context.Context, d *browseData) error {
+func (s *Server) browse(ctx context.Context, k *kafka, d *browseData) error {
 	q := d.Query
-	details, err := s.admin.ListTopicsWithInternal(ctx, d.Topic)
+	details, err := k.admin.ListTopicsWithInternal(ctx, d.Topic)
 	if err == nil {
 		err = details.Error()
 	}
@@ -103,11 +104,11 @@ func (s *Server) browse(ctx context.Context, d *browseData) error {
 	if _, ok := details[d.Topic].Partitions[q.Partition]; !ok {
 		return badQuery{fmt.Errorf("topic %s has no partition %d", d.Topic, q.Partition)}
 	}
-	starts, err := s.admin.ListStartOffsets(ctx, d.Topic)
+	starts, err := k.admin.ListStartOffsets(ctx, d.Topic)
 	if err != nil {
 		return err
 	}
-	ends, err := s.admin.ListEndOffsets(ctx, d.Topic)
+	ends, err := k.admin.ListEndOffsets(ctx, d.Topic)
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func (s *Server) browse(ctx context.Context, d *browseData) error {
 		if err != nil {
 			return badQuery{err}
 		}
-		after, err := s.admin.ListOffsetsAfterMilli(ctx, ms, d.Topic)
+		after, err := k.admin.ListOffsetsAfterMilli(ctx, ms, d.Topic)
 		if err != nil {
 			return err
 		}
@@ -148,16 +149,16 @@ func (s *Server) browse(ctx context.Context, d *browseData) error {
 	if d.From >= d.End {
 		return nil
 	}
-	return s.read(ctx, d)
+	return s.read(ctx, k, d)
 }
 
 // read consumes the partition from d.From with a client of its own, up to
 // the end offset as of the start, keeping the records the query wants.
-func (s *Server) read(ctx context.Context, d *browseData) error {
+func (s *Server) read(ctx context.Context, k *kafka, d *browseData) error {
 	q := d.Query
-	cl, err := kgo.NewClient(clientOpts(s.opts.Bootstrap,
+	cl, err := kgo.NewClient(clientOpts(s.opts.Bootstrap, slices.Concat(k.auth, []kgo.Opt{
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{d.Topic: {q.Partition: kgo.NewOffset().At(d.From)}}),
-		kgo.FetchMaxWait(250*time.Millisecond))...)
+		kgo.FetchMaxWait(250 * time.Millisecond)})...)...)
 	if err != nil {
 		return err
 	}

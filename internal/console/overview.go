@@ -32,13 +32,13 @@ type brokerRow struct {
 	Rack string
 }
 
-func (s *Server) overview(ctx context.Context, _ *http.Request, p *page) error {
+func (s *Server) overview(ctx context.Context, k *kafka, _ *http.Request, p *page) error {
 	p.Title = "Broker"
 	d := overviewData{Uptime: time.Since(s.started).Round(time.Second), Goroutines: runtime.NumGoroutine(),
 		RSS: residentBytes(), Throughput: s.samples.throughput(), Latency: s.samples.latency(),
 		Window: s.samples.every * time.Duration(s.samples.keep-1), Every: s.samples.every}
 	p.Data = &d
-	md, err := s.admin.Metadata(ctx)
+	md, err := k.admin.Metadata(ctx)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (s *Server) overview(ctx context.Context, _ *http.Request, p *page) error {
 		d.Topics++
 		d.Partitions += len(t.Partitions)
 	}
-	groups, err := s.admin.ListGroups(ctx)
+	groups, err := k.admin.ListGroups(ctx)
 	d.Groups = len(groups)
 	return err
 }

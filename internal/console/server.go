@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -42,19 +41,28 @@ type Options struct {
 	// SampleEvery is the charts' resolution (0: every 5 s).
 	SampleEvery time.Duration
 	Logger      *slog.Logger
+	// Mechanisms, when set, are the SASL mechanisms of the listener at
+	// Bootstrap a user may log in with: every page then needs a login,
+	// and the console asks the broker for it as the user's principal,
+	// so the broker's ACLs decide what the user sees.
+	Mechanisms []string
+	// SessionTimeout ends a login idle that long (0: 30 minutes).
+	SessionTimeout time.Duration
 }
 
 // Server is a running console.
 type Server struct {
-	opts    Options
-	http    *http.Server
-	ln      net.Listener
-	client  *kgo.Client
-	admin   *kadm.Client
-	pages   map[string]*template.Template
-	samples *sampler
-	started time.Time
-	stop    context.CancelFunc
+	opts Options
+	http *http.Server
+	ln   net.Listener
+	// shared is the console's own way to the broker, when nobody logs
+	// in; sessions are the logged-in users' otherwise.
+	shared   *kafka
+	sessions *sessions
+	pages    map[string]*template.Template
+	samples  *sampler
+	started  time.Time
+	stop     context.CancelFunc
 }
 
 // Start binds opts.Addr and serves in the background.
@@ -69,22 +77,27 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := kgo.NewClient(clientOpts(opts.Bootstrap)...)
-	if err != nil {
+	s := &Server{opts: opts, pages: pages, samples: newSampler(opts.Metrics, opts.SampleEvery, 10*time.Minute), started: time.Now()}
+	if len(opts.Mechanisms) > 0 {
+		s.sessions = newSessions(cmp.Or(opts.SessionTimeout, 30*time.Minute))
+	} else if s.shared, err = newKafka(opts.Bootstrap, ""); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		client.Close()
+	if s.ln, err = net.Listen("tcp", opts.Addr); err != nil {
+		if s.shared != nil {
+			s.shared.client.Close()
+		}
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{opts: opts, ln: ln, client: client, admin: kadm.NewClient(client), pages: pages,
-		samples: newSampler(opts.Metrics, opts.SampleEvery, 10*time.Minute), started: time.Now(), stop: stop}
+	s.stop = stop
 	go s.samples.run(ctx)
+	if s.sessions != nil {
+		go s.sessions.expire(ctx)
+	}
 	s.http = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			opts.Logger.Warn("web console stopped serving", "err", err)
 		}
 	}()
@@ -97,6 +110,10 @@ func clientOpts(bootstrap string, more ...kgo.Opt) []kgo.Opt {
 	return append([]kgo.Opt{
 		kgo.SeedBrokers(bootstrap),
 		kgo.ClientID("karst-console"),
+		// kgo answers a Metadata request from its cache while the cache
+		// is younger than this (5 s by default): a page would show a
+		// topic, or an ACL's refusal, seconds after the broker changed.
+		kgo.MetadataMinAge(250 * time.Millisecond),
 		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return d.DialContext(ctx, network, bootstrap)
 		}),
@@ -110,7 +127,9 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 func (s *Server) Close(ctx context.Context) error {
 	s.stop()
 	err := s.http.Shutdown(ctx)
-	s.client.Close()
+	if s.shared != nil {
+		s.shared.client.Close()
+	}
 	return err
 }
 
@@ -124,21 +143,31 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /topics/{topic}/messages", s.serve("messages", "topics", s.messages))
 	mux.HandleFunc("GET /groups", s.serve("groups", "groups", s.groups))
 	mux.HandleFunc("GET /groups/{group}", s.serve("group", "groups", s.group))
+	if s.sessions != nil {
+		mux.HandleFunc("GET /login", s.loginPage)
+		mux.HandleFunc("POST /login", s.login)
+		mux.HandleFunc("POST /logout", s.logout)
+	}
 	return mux
 }
 
-// reader fills a page from the broker; ctx bounds its requests.
-type reader func(ctx context.Context, r *http.Request, p *page) error
+// reader fills a page from the broker, asking through k; ctx bounds its
+// requests.
+type reader func(ctx context.Context, k *kafka, r *http.Request, p *page) error
 
 // serve renders the template name with what read put in the page, or
 // with the error it returned, timing the reading.
 func (s *Server) serve(name, nav string, read reader) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		p := page{Nav: nav, Reload: reloadSeconds(r)}
+		k, ok := s.principal(w, r)
+		if !ok {
+			return
+		}
+		p := page{Nav: nav, Reload: reloadSeconds(r), Principal: k.principal}
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
-		if err := read(ctx, r, &p); err != nil {
+		if err := read(ctx, k, r, &p); err != nil {
 			s.failed(w, r, name, p, err)
 			return
 		}
@@ -161,6 +190,8 @@ type page struct {
 	// Status is the HTTP status of a page with Err (0: 502, the broker
 	// did not answer as asked).
 	Status int
+	// Principal is the logged-in user's, empty without a login.
+	Principal string
 }
 
 // badQuery is an error in what the page's address asked for, as opposed
@@ -195,6 +226,11 @@ func (s *Server) failed(w http.ResponseWriter, r *http.Request, name string, p p
 		p.Status = http.StatusBadRequest
 	case errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.GroupIDNotFound):
 		p.Status = http.StatusNotFound
+	case errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.GroupAuthorizationFailed) ||
+		errors.Is(err, kerr.ClusterAuthorizationFailed):
+		// The broker refused the logged-in principal: the page says so
+		// in the broker's words.
+		p.Status = http.StatusForbidden
 	}
 	s.render(w, r, name, p)
 }

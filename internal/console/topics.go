@@ -2,11 +2,13 @@ package console
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sort"
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 type topicRow struct {
@@ -18,17 +20,18 @@ type topicRow struct {
 	Records           int64 // end minus start offsets, summed
 }
 
-func (s *Server) topics(ctx context.Context, _ *http.Request, p *page) error {
+func (s *Server) topics(ctx context.Context, k *kafka, _ *http.Request, p *page) error {
 	p.Title = "Topics"
-	details, err := s.admin.ListTopicsWithInternal(ctx)
+	details, err := k.admin.ListTopicsWithInternal(ctx)
 	if err != nil {
 		return err
 	}
-	sizes, starts, ends, err := s.partitionFigures(ctx, details.Names()...)
+	sizes, starts, ends, sizesErr, err := s.partitionFigures(ctx, k, details.Names()...)
 	if err != nil {
 		return err
 	}
-	var rows []topicRow
+	d := &topicsData{SizesErr: errText(sizesErr)}
+	p.Data = d
 	for _, t := range details.Sorted() {
 		row := topicRow{Name: t.Topic, Internal: t.IsInternal, Partitions: len(t.Partitions), ReplicationFactor: t.Partitions.NumReplicas()}
 		for part := range t.Partitions {
@@ -39,22 +42,39 @@ func (s *Server) topics(ctx context.Context, _ *http.Request, p *page) error {
 				}
 			}
 		}
-		rows = append(rows, row)
+		d.Rows = append(d.Rows, row)
 	}
-	p.Data = rows
 	return nil
 }
 
-// partitionFigures reads the partitions' sizes on disk and their start
-// and end offsets.
-func (s *Server) partitionFigures(ctx context.Context, topics ...string) (map[string]map[int32]int64, kadm.ListedOffsets, kadm.ListedOffsets, error) {
-	sizes := map[string]map[int32]int64{}
-	if len(topics) == 0 {
-		return sizes, nil, nil, nil
+type topicsData struct {
+	Rows []topicRow
+	// SizesErr is why sizes are not shown, empty when they are.
+	SizesErr string
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
 	}
-	dirs, err := s.admin.DescribeAllLogDirs(ctx, nil)
-	if err != nil {
-		return nil, nil, nil, err
+	return err.Error()
+}
+
+// partitionFigures reads the partitions' sizes on disk and their start
+// and end offsets. sizesErr is the broker's refusal of the sizes, which
+// need DESCRIBE on the cluster: a user who may read topics often lacks
+// it, and the rest of the page is still theirs.
+func (s *Server) partitionFigures(ctx context.Context, k *kafka, topics ...string) (sizes map[string]map[int32]int64, starts, ends kadm.ListedOffsets, sizesErr, err error) {
+	sizes = map[string]map[int32]int64{}
+	if len(topics) == 0 {
+		return sizes, nil, nil, nil, nil
+	}
+	dirs, err := k.admin.DescribeAllLogDirs(ctx, nil)
+	switch {
+	case errors.Is(err, kerr.ClusterAuthorizationFailed):
+		sizesErr = err
+	case err != nil:
+		return nil, nil, nil, nil, err
 	}
 	for _, broker := range dirs {
 		broker.EachPartition(func(d kadm.DescribedLogDirPartition) {
@@ -64,15 +84,13 @@ func (s *Server) partitionFigures(ctx context.Context, topics ...string) (map[st
 			sizes[d.Topic][d.Partition] += d.Size
 		})
 	}
-	starts, err := s.admin.ListStartOffsets(ctx, topics...)
-	if err != nil {
-		return nil, nil, nil, err
+	if starts, err = k.admin.ListStartOffsets(ctx, topics...); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	ends, err := s.admin.ListEndOffsets(ctx, topics...)
-	if err != nil {
-		return nil, nil, nil, err
+	if ends, err = k.admin.ListEndOffsets(ctx, topics...); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	return sizes, starts, ends, nil
+	return sizes, starts, ends, sizesErr, nil
 }
 
 type topicData struct {
@@ -81,6 +99,7 @@ type topicData struct {
 	Internal   bool
 	Partitions []partitionRow
 	Configs    []configRow
+	SizesErr   string
 }
 
 type partitionRow struct {
@@ -100,10 +119,10 @@ type configRow struct {
 	Sensitive, Default  bool
 }
 
-func (s *Server) topic(ctx context.Context, r *http.Request, p *page) error {
+func (s *Server) topic(ctx context.Context, k *kafka, r *http.Request, p *page) error {
 	name := r.PathValue("topic")
 	p.Title = "Topic " + name
-	details, err := s.admin.ListTopicsWithInternal(ctx, name)
+	details, err := k.admin.ListTopicsWithInternal(ctx, name)
 	if err == nil {
 		err = details.Error()
 	}
@@ -113,10 +132,11 @@ func (s *Server) topic(ctx context.Context, r *http.Request, p *page) error {
 	t := details[name]
 	d := topicData{Name: name, ID: t.ID.String(), Internal: t.IsInternal}
 	p.Data = &d
-	sizes, starts, ends, err := s.partitionFigures(ctx, name)
+	sizes, starts, ends, sizesErr, err := s.partitionFigures(ctx, k, name)
 	if err != nil {
 		return err
 	}
+	d.SizesErr = errText(sizesErr)
 	for _, pd := range t.Partitions.Sorted() {
 		row := partitionRow{Partition: pd.Partition, Leader: pd.Leader, LeaderEpoch: pd.LeaderEpoch, Replicas: pd.Replicas,
 			ISR: pd.ISR, OfflineReplicas: pd.OfflineReplicas, Size: sizes[name][pd.Partition], Start: -1, End: -1,
@@ -132,7 +152,7 @@ func (s *Server) topic(ctx context.Context, r *http.Request, p *page) error {
 		}
 		d.Partitions = append(d.Partitions, row)
 	}
-	configs, err := s.admin.DescribeTopicConfigs(ctx, name)
+	configs, err := k.admin.DescribeTopicConfigs(ctx, name)
 	if err != nil {
 		return err
 	}
