@@ -7,6 +7,8 @@
 #   topics_over_ssl        kafka-topics --command-config (SSL, JKS trust store, PKCS12 key store)
 #   console_round_trip     kafka-console-producer / kafka-console-consumer over SSL
 #   no_client_cert_refused a client without a key store gets no answer (required client auth)
+#   topics_over_ssl_without_client_cert  kafka-topics without a key store on SSL_NOAUTH
+#                          (ssl.client.auth=none) lists topics
 #   rotate_keystore        kafka-configs --alter listener.name.ssl.ssl.keystore.location (a store
 #                          signed by a new CA, over PLAINTEXT), then a client trusting only the new
 #                          CA lists topics over SSL: Kafka's dynamic SSL update
@@ -144,6 +146,10 @@ no_client_cert_refused() {
   grep -qiE "SSL handshake failed|SslAuthenticationException|bad_certificate|certificate_required" "$WORK/nocert.out"
 }
 
+topics_over_ssl_without_client_cert() {
+  tool kafka-topics --bootstrap-server "127.0.0.1:$NOAUTH_PORT" --command-config "$WORK/nocert.properties" --list | grep -qx "$TOPIC"
+}
+
 # kafkajs MODE CONFIG_JSON: one run of kafkajs.js.
 kafkajs() { timeout 120 node "$HERE/kafkajs.js" "$@"; }
 kafkajs_ssl_server_verified() {
@@ -204,6 +210,7 @@ if check make_stores make_stores && check start_karst start_karst; then
   check topics_over_ssl topics_over_ssl
   check console_round_trip console_round_trip
   check no_client_cert_refused no_client_cert_refused
+  check topics_over_ssl_without_client_cert topics_over_ssl_without_client_cert
   check kafkajs_ssl_server_verified kafkajs_ssl_server_verified
   check kafkajs_untrusted_server_refused kafkajs_untrusted_server_refused
   check kafkajs_mtls kafkajs_mtls
