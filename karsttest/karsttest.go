@@ -136,7 +136,9 @@ func (b *Broker) RequestsRead() int64 { return b.node.Stats().Requests.Load() }
 func (b *Broker) AuthenticationsFailed() int64 { return b.node.Stats().AuthenticationsFailed.Load() }
 
 // ReauthenticationsFailed counts refused SASL re-authentications.
-func (b *Broker) ReauthenticationsFailed() int64 { return b.node.Stats().ReauthenticationsFailed.Load() }
+func (b *Broker) ReauthenticationsFailed() int64 {
+	return b.node.Stats().ReauthenticationsFailed.Load()
+}
 
 // DataDir is the broker's data directory.
 func (b *Broker) DataDir() string { return b.dataDir }
