@@ -80,6 +80,34 @@ func TestSASLSSLSarama(t *testing.T) {
 	}
 }
 
+// kafkaGoRoundTrip writes one record with kafka-go (creating the topic if
+// need be) and reads it back, with tlsConfig and mech (either may be nil).
+func kafkaGoRoundTrip(t *testing.T, addr, topic string, tlsConfig *tls.Config, mech segsasl.Mechanism) {
+	t.Helper()
+	transport := &segkafka.Transport{TLS: tlsConfig, SASL: mech}
+	w := &segkafka.Writer{Addr: segkafka.TCP(addr), Topic: topic, Transport: transport, AllowAutoTopicCreation: true, RequiredAcks: segkafka.RequireAll}
+	var werr error
+	// The first write may meet the topic while it is created.
+	for attempt := 0; attempt < 20; attempt++ {
+		if werr = w.WriteMessages(testContext(t), segkafka.Message{Value: []byte("v-" + topic)}); werr == nil ||
+			!errors.Is(werr, segkafka.UnknownTopicOrPartition) && !errors.Is(werr, segkafka.LeaderNotAvailable) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.Close()
+	if werr != nil {
+		t.Fatalf("%s: write: %v", topic, werr)
+	}
+	r := segkafka.NewReader(segkafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: 0, MaxWait: 100 * time.Millisecond,
+		Dialer: &segkafka.Dialer{Timeout: 10 * time.Second, TLS: tlsConfig, SASLMechanism: mech}})
+	m, err := r.ReadMessage(testContext(t))
+	r.Close()
+	if err != nil || string(m.Value) != "v-"+topic {
+		t.Fatalf("%s: read %q, %v", topic, m.Value, err)
+	}
+}
+
 func TestSASLSSLKafkaGo(t *testing.T) {
 	b := startSASLSSLBroker(t)
 	addr := b.ListenerAddr("SASL_SSL")
@@ -94,28 +122,7 @@ func TestSASLSSLKafkaGo(t *testing.T) {
 		{"sasl-ssl-kafka-go-plain", segplain.Mechanism{Username: "alice", Password: "alice-secret"}},
 		{"sasl-ssl-kafka-go-scram", scramDora},
 	} {
-		transport := &segkafka.Transport{TLS: b.clientTLS(false), SASL: c.mech}
-		w := &segkafka.Writer{Addr: segkafka.TCP(addr), Topic: c.topic, Transport: transport, AllowAutoTopicCreation: true, RequiredAcks: segkafka.RequireAll}
-		var werr error
-		// The first write may meet the topic while it is created.
-		for attempt := 0; attempt < 20; attempt++ {
-			if werr = w.WriteMessages(testContext(t), segkafka.Message{Value: []byte("v-" + c.topic)}); werr == nil ||
-				!errors.Is(werr, segkafka.UnknownTopicOrPartition) && !errors.Is(werr, segkafka.LeaderNotAvailable) {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		w.Close()
-		if werr != nil {
-			t.Fatalf("%s: write: %v", c.topic, werr)
-		}
-		r := segkafka.NewReader(segkafka.ReaderConfig{Brokers: []string{addr}, Topic: c.topic, Partition: 0, MaxWait: 100 * time.Millisecond,
-			Dialer: &segkafka.Dialer{Timeout: 10 * time.Second, TLS: b.clientTLS(false), SASLMechanism: c.mech}})
-		m, err := r.ReadMessage(testContext(t))
-		r.Close()
-		if err != nil || string(m.Value) != "v-"+c.topic {
-			t.Fatalf("%s: read %q, %v", c.topic, m.Value, err)
-		}
+		kafkaGoRoundTrip(t, addr, c.topic, b.clientTLS(false), c.mech)
 	}
 
 	scramWrong, _ := segscram.Mechanism(segscram.SHA512, "dora", "wrong")

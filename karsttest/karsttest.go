@@ -128,9 +128,17 @@ func (b *Broker) ListenerAddr(name string) string {
 // RequestsRead counts the requests the broker read from every connection.
 func (b *Broker) RequestsRead() int64 { return b.node.Stats().Requests.Load() }
 
-// AuthenticationsFailed counts connections refused before any request
-// (a failed TLS handshake, an unmapped client certificate).
+// AuthenticationsFailed counts connections whose authentication failed:
+// a failed TLS handshake, an unmapped client certificate, a refused SASL
+// login (wrong password, unknown mechanism). Re-authentications are not
+// counted here but in ReauthenticationsFailed, as Kafka's
+// failed-authentication and failed-reauthentication meters.
 func (b *Broker) AuthenticationsFailed() int64 { return b.node.Stats().AuthenticationsFailed.Load() }
+
+// ReauthenticationsFailed counts refused SASL re-authentications.
+func (b *Broker) ReauthenticationsFailed() int64 {
+	return b.node.Stats().ReauthenticationsFailed.Load()
+}
 
 // DataDir is the broker's data directory.
 func (b *Broker) DataDir() string { return b.dataDir }

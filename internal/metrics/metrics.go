@@ -26,6 +26,7 @@ type Metrics struct {
 	purgatory       [purgatories]prometheus.Gauge
 	logFlush        prometheus.Summary
 	principals      *principalConnections
+	authentications *authentications
 }
 
 // New registers every measure, with the Go runtime and process collectors.
@@ -50,6 +51,8 @@ func New() *Metrics {
 	}
 	m.principals = newPrincipalConnections()
 	r.MustRegister(m.principals.gauge)
+	m.authentications = newAuthentications()
+	r.MustRegister(m.authentications.collectors()...)
 	m.requests, m.requestTime = newRequestVecs()
 	m.outOfTable = sync.OnceValue(func() *requestSeries { return m.lookUpRequestSeries(outOfTableLabel, outOfTableLabel) })
 	purgatoryVec, purgatory := newPurgatoryGauges()

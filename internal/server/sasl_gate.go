@@ -295,6 +295,7 @@ func (g *saslGate) complete(c *conn) error {
 	t, isToken := g.exchange.(sasl.TokenAuthenticating)
 	c.info.SetTokenAuthenticated(isToken && t.TokenAuthenticated())
 	c.s.stats.Authentications.Add(1)
+	c.s.cfg.Metrics.AuthenticationEnded(c.info.ListenerName, true, g.reauth)
 	// logger() already names the principal the connection now has.
 	c.logger().Info("authenticated", "mechanism", g.mechanism, "reauthentication", g.reauth,
 		"token_authenticated", c.info.TokenAuthenticated(), "session_lifetime_ms", g.lifetime.Milliseconds())
@@ -305,7 +306,7 @@ func (g *saslGate) complete(c *conn) error {
 // after the listener's failed-authentication delay and the connection is
 // then closed.
 func (g *saslGate) fail(c *conn, p *pending, resp kmsg.Response, reason string) (*pending, bool) {
-	c.s.stats.AuthenticationFailures.Add(1)
+	c.authenticationFailed(g.reauth)
 	stage := "authentication"
 	if g.reauth {
 		stage = "re-authentication"

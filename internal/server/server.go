@@ -157,17 +157,20 @@ type Stats struct {
 	// ConnectionsThrottled counts connections closed after a delay for
 	// their address's connection_creation_rate.
 	ConnectionsThrottled atomic.Int64
-	// AuthenticationsFailed counts connections closed before any request
-	// for a failed TLS handshake or an unmapped client certificate.
-	AuthenticationsFailed atomic.Int64
+	// AuthenticationsFailed counts connections whose first authentication
+	// failed (Kafka's failed-authentication): a failed TLS handshake, an
+	// unmapped client certificate, or a refused SASL exchange (wrong
+	// password, unknown mechanism, a request out of turn).
+	// ReauthenticationsFailed counts refused SASL re-authentications.
+	AuthenticationsFailed   atomic.Int64
+	ReauthenticationsFailed atomic.Int64
 	// RequestsHandled counts requests given to a handler.
 	RequestsHandled atomic.Int64
-	// Authentications and AuthenticationFailures count SASL
-	// (re-)authentications that succeeded and failed; SessionsExpired
-	// counts connections closed for a session past its lifetime.
-	Authentications        atomic.Int64
-	AuthenticationFailures atomic.Int64
-	SessionsExpired        atomic.Int64
+	// Authentications counts SASL authentications and re-authentications
+	// that succeeded; SessionsExpired counts connections closed for a
+	// session past its lifetime.
+	Authentications atomic.Int64
+	SessionsExpired atomic.Int64
 	// ThrottledWaits counts the times a connection's reader waited out a
 	// client quota's mute.
 	ThrottledWaits atomic.Int64

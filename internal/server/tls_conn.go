@@ -18,7 +18,7 @@ import (
 // authentication. It reports whether the connection may go on.
 func (c *conn) authenticateTLS() bool {
 	if err := c.tls.HandshakeContext(c.s.ctx); err != nil {
-		c.s.stats.AuthenticationsFailed.Add(1)
+		c.authenticationFailed(false)
 		level := c.logger().Info
 		if errors.Is(err, io.EOF) {
 			level = c.logger().Debug // a port probe, or a client that gave up
@@ -28,6 +28,7 @@ func (c *conn) authenticateTLS() bool {
 	}
 	certs := c.tls.ConnectionState().PeerCertificates
 	if len(certs) == 0 {
+		c.tlsAuthenticated()
 		return true
 	}
 	dn, err := principal.DistinguishedName(certs[0].RawSubject)
@@ -35,13 +36,34 @@ func (c *conn) authenticateTLS() bool {
 		dn, err = c.principalMapper.Name(dn)
 	}
 	if err != nil {
-		c.s.stats.AuthenticationsFailed.Add(1)
+		c.authenticationFailed(false)
 		c.logger().Info("failed authentication: no principal for the client certificate", "err", err)
 		return false
 	}
 	c.authenticatedAs(principal.User(dn))
+	c.tlsAuthenticated()
 	c.logger().Debug("authenticated with a client certificate", "subject", certs[0].Subject.String())
 	return true
+}
+
+// tlsAuthenticated counts a finished handshake as the connection's
+// authentication on an SSL listener; on SASL_SSL, as in Kafka, the
+// connection is authenticated only when its SASL exchange ends.
+func (c *conn) tlsAuthenticated() {
+	if c.sasl == nil {
+		c.s.cfg.Metrics.AuthenticationEnded(c.info.ListenerName, true, false)
+	}
+}
+
+// authenticationFailed counts a refused authentication or
+// re-authentication, on the broker's counters and its metrics.
+func (c *conn) authenticationFailed(reauthentication bool) {
+	if reauthentication {
+		c.s.stats.ReauthenticationsFailed.Add(1)
+	} else {
+		c.s.stats.AuthenticationsFailed.Add(1)
+	}
+	c.s.cfg.Metrics.AuthenticationEnded(c.info.ListenerName, false, reauthentication)
 }
 
 // regionChunk is how many segment bytes at a time go through a pooled

@@ -1,8 +1,9 @@
-"""confluent-kafka and kafka-python over SSL against a Karst this module starts itself (an SSL
+"""confluent-kafka, kafka-python and kcat over SSL against a Karst this module starts itself (an SSL
 listener needs its own broker): certificates made with openssl, a PEM key store, client
 certificates required. KARST_BIN names the binary; else it is built from ../../cmd/karst. It
 tests Karst whatever broker KARST_BOOTSTRAP names, since that one has no SSL listener."""
 import os
+import subprocess
 import tempfile
 import time
 
@@ -81,3 +82,27 @@ def test_client_without_certificate_is_refused(ssl_broker):
     admin = AdminClient(_librdkafka(ssl_broker, with_cert=False))
     with pytest.raises(KafkaException):
         admin.list_topics(timeout=10)
+
+
+def _kcat(b, *args, with_cert=True, stdin=None):
+    cmd = ["kcat", "-b", b["bootstrap"]]
+    for k, v in _librdkafka(b, with_cert).items():
+        if k != "bootstrap.servers":
+            cmd += ["-X", f"{k}={v}"]
+    return subprocess.run(cmd + list(args), input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def test_kcat_over_ssl(ssl_broker):
+    topic = f"py-ssl-kcat-{time.time_ns()}"
+    produced = _kcat(ssl_broker, "-P", "-t", topic, stdin="a\nb\nc\n")
+    assert produced.returncode == 0, produced.stderr
+    consumed = _kcat(ssl_broker, "-C", "-t", topic, "-o", "beginning", "-e", "-c", "3", "-q")
+    assert consumed.returncode == 0, consumed.stderr
+    assert consumed.stdout.split() == ["a", "b", "c"]
+
+
+def test_kcat_without_certificate_is_refused(ssl_broker):
+    listed = _kcat(ssl_broker, "-L", "-m", "10", with_cert=False)
+    assert listed.returncode != 0, listed.stdout
+    # librdkafka names the TLS alert the broker sent for the missing certificate.
+    assert "SSL handshake failed" in listed.stderr or "certificate required" in listed.stderr, listed.stderr

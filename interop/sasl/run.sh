@@ -8,7 +8,11 @@
 # described; `kafka-configs --alter --add-config 'SCRAM-SHA-256=[...]' --entity-type users` adds
 # alice, who creates a topic and round-trips records with the console producer and consumer;
 # wrong passwords and an unknown mechanism are refused with Kafka's errors; after a restart alice
-# still authenticates (her credential is in __cluster_metadata).
+# still authenticates (her credential is in __cluster_metadata). A second listener, SASL_SSL (a PEM
+# key store openssl makes here; the clients trust its CA through a PEM trust store), enables
+# OAUTHBEARER beside PLAIN and SCRAM: the Java client logs in there with SCRAM-SHA-512 and with
+# OAuthBearerLoginModule's unsecured token (Kafka's development login), and is refused for a broker
+# certificate it does not trust.
 # Needs java and the jars of ../kafka (fetch.sh). Prints PASS/FAIL per check and
 # "interop-sasl: N passed, M failed". SASL_KARST_BIN=path uses that Karst binary.
 set -uo pipefail
@@ -34,18 +38,40 @@ if [ -z "$KARST" ]; then
   (cd "$ROOT" && go build -o "$KARST" ./cmd/karst) || { echo "interop-sasl: building karst failed"; exit 1; }
 fi
 
-PORT="$(free_port)"; CONTROLLER_PORT="$(free_port)"; B="127.0.0.1:$PORT"
+PORT="$(free_port)"; CONTROLLER_PORT="$(free_port)"; SSL_PORT="$(free_port)"; B="127.0.0.1:$PORT"
+# The broker's PEM key store (PKCS#8 key, then its certificate, signed by a CA made here) and a
+# second CA the clients of the refusal check trust instead.
+make_certs() {
+  local d="$WORK/certs"
+  mkdir -p "$d"
+  for ca in ca other-ca; do
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=interop-sasl-$ca" \
+      -keyout "$d/$ca.key" -out "$d/$ca.pem" || return 1
+  done
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=broker" -keyout "$d/broker.key" -out "$d/broker.csr" &&
+  printf 'subjectAltName=IP:127.0.0.1\n' > "$d/san.ext" &&
+  openssl x509 -req -in "$d/broker.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 -extfile "$d/san.ext" -out "$d/broker.crt" &&
+  openssl pkcs8 -topk8 -nocrypt -in "$d/broker.key" -out "$d/broker.pk8" &&
+  cat "$d/broker.pk8" "$d/broker.crt" > "$d/broker.pem"
+} > "$WORK/certs.log" 2>&1
+make_certs || { cat "$WORK/certs.log"; echo "interop-sasl: making certificates failed"; exit 1; }
 cat > "$WORK/server.properties" <<CONF
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$CONTROLLER_PORT
-listeners=SASL_PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
+listeners=SASL_PLAINTEXT://127.0.0.1:$PORT,SASL_SSL://127.0.0.1:$SSL_PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=SASL_PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL
 sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_ssl.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512,OAUTHBEARER
 sasl.mechanism.inter.broker.protocol=PLAIN
 listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;
+ssl.keystore.type=PEM
+ssl.keystore.location=$WORK/certs/broker.pem
 log.dirs=$WORK/data
 offsets.topic.replication.factor=1
 auto.create.topics.enable=false
@@ -65,6 +91,15 @@ client_config plain-wrong.properties PLAIN admin wrong
 # OAUTHBEARER with Kafka's unsecured development login: a mechanism this listener does not enable.
 printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\nsasl.jaas.config=%s required unsecuredLoginStringClaim_sub="alice";\n' \
   org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule > "$WORK/oauthbearer.properties"
+
+# ssl_config FILE MECHANISM JAAS [CA]: a SASL_SSL client properties file trusting CA (default ca).
+ssl_config() {
+  printf 'security.protocol=SASL_SSL\nsasl.mechanism=%s\nsasl.jaas.config=%s\nssl.truststore.type=PEM\nssl.truststore.location=%s\n' \
+    "$2" "$3" "$WORK/certs/${4:-ca}.pem" > "$WORK/$1"
+}
+ssl_config bob512-ssl.properties SCRAM-SHA-512 'org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" password="bob-secret";'
+ssl_config oauth-ssl.properties OAUTHBEARER 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="olivia";'
+ssl_config untrusted-ssl.properties SCRAM-SHA-512 'org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" password="bob-secret";' other-ca
 
 format_with_scram() {
   tool kafka-storage format -t MkU3OEVBNTcwNTJENDM2Qk -c "$WORK/server.properties" \
@@ -123,6 +158,24 @@ wrong_scram_password_refused() { refused alice-wrong.properties "Authentication 
 wrong_plain_password_refused() { refused plain-wrong.properties "Authentication failed: Invalid username or password"; }
 unknown_mechanism_refused() { refused oauthbearer.properties "Client SASL mechanism 'OAUTHBEARER' not enabled in the server, enabled mechanisms are \[PLAIN, SCRAM-SHA-256, SCRAM-SHA-512\]"; }
 
+sasl_ssl_scram() { tool kafka-topics --bootstrap-server "127.0.0.1:$SSL_PORT" --command-config "$WORK/bob512-ssl.properties" --list; }
+sasl_ssl_oauthbearer_round_trip() {
+  local cfg="$WORK/oauth-ssl.properties" ssl="127.0.0.1:$SSL_PORT"
+  tool kafka-topics --bootstrap-server "$ssl" --command-config "$cfg" --create --topic sasl-oauth --partitions 1 || return 1
+  printf 'four\nfive\n' | tool kafka-console-producer --bootstrap-server "$ssl" --command-config "$cfg" --topic sasl-oauth || return 1
+  local out
+  out=$(tool kafka-console-consumer --bootstrap-server "$ssl" --command-config "$cfg" --topic sasl-oauth \
+    --partition 0 --offset earliest --max-messages 2 --timeout-ms 30000) || return 1
+  echo "$out"; [ "$(grep -cxE 'four|five' <<< "$out")" = 2 ] && grep -q 'principal=User:olivia' "$WORK/karst.log"
+}
+sasl_ssl_untrusted_broker_refused() {
+  local out
+  if out=$(timeout 90 "$TOOL" kafka-topics --bootstrap-server "127.0.0.1:$SSL_PORT" --command-config "$WORK/untrusted-ssl.properties" --list 2>&1); then
+    echo "listed topics: $out"; return 1
+  fi
+  echo "$out"; grep -qE "SSL handshake failed|PKIX path building failed" <<< "$out"
+}
+
 alice_after_restart() {
   stop_karst || return 1
   start_karst || return 1
@@ -137,6 +190,9 @@ if check format_with_add_scram format_with_scram && start_karst; then
   check wrong_scram_password_refused wrong_scram_password_refused
   check wrong_plain_password_refused wrong_plain_password_refused
   check unknown_mechanism_refused unknown_mechanism_refused
+  check sasl_ssl_scram sasl_ssl_scram
+  check sasl_ssl_oauthbearer_round_trip sasl_ssl_oauthbearer_round_trip
+  check sasl_ssl_untrusted_broker_refused sasl_ssl_untrusted_broker_refused
   check alice_after_restart alice_after_restart
   stop_karst && pass karst_stop || fail karst_stop "$WORK/karst.log"
   KARST_PID=""

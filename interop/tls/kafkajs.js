@@ -1,13 +1,16 @@
 'use strict'
-// kafkajs 2.2.4 (../node's install) over SSL and SASL_SSL, driven by run.sh:
+// kafkajs 2.2.4 (../node's install) over SSL, SASL_SSL and SASL_PLAINTEXT, driven by run.sh:
 //   node kafkajs.js round-trip CONFIG   creates the topic if needed, produces 3 records with acks=-1
 //                                       and reads them back with a consumer group; exits 0 when the
 //                                       consumed values are the produced ones
 //   node kafkajs.js refused CONFIG      connecting must fail; prints the error and exits 0 when it
 //                                       matches CONFIG.expect (a regular expression)
 // CONFIG is JSON: {broker, topic, ca, pfx, passphrase, sasl: {mechanism, username, password}, expect}.
-// ca is a PEM file the client trusts (server verification is always on); pfx a PKCS12 key store
-// holding the client's certificate (mTLS).
+// ca is a PEM file the client trusts (server verification is always on); without ca the client
+// does not use TLS (SASL_PLAINTEXT). pfx is a PKCS12 key store holding the client's certificate
+// (mTLS). sasl {mechanism: "oauthbearer", sub, expiresIn} logs in with an unsecured JWT (alg none,
+// as Kafka's default OAUTHBEARER validator accepts) for principal sub, expiring expiresIn seconds
+// from now (negative: already expired).
 const fs = require('node:fs')
 const path = require('node:path')
 const { createRequire } = require('node:module')
@@ -16,8 +19,20 @@ const { Kafka, logLevel } = createRequire(path.join(__dirname, '../node/package.
 const [mode, raw] = process.argv.slice(2)
 const cfg = JSON.parse(raw)
 
+function unsecuredJWT(sub, expiresIn) {
+  const part = v => Buffer.from(JSON.stringify(v)).toString('base64url')
+  const now = Math.floor(Date.now() / 1000)
+  return `${part({ alg: 'none' })}.${part({ sub, iat: now - 60, exp: now + expiresIn })}.`
+}
+
+function sasl() {
+  if (!cfg.sasl || cfg.sasl.mechanism !== 'oauthbearer') return cfg.sasl
+  const value = unsecuredJWT(cfg.sasl.sub, cfg.sasl.expiresIn)
+  return { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value }) }
+}
+
 function kafka() {
-  const ssl = { rejectUnauthorized: true, ca: [fs.readFileSync(cfg.ca)] }
+  const ssl = cfg.ca ? { rejectUnauthorized: true, ca: [fs.readFileSync(cfg.ca)] } : false
   if (cfg.pfx) {
     ssl.pfx = fs.readFileSync(cfg.pfx)
     ssl.passphrase = cfg.passphrase
@@ -26,7 +41,7 @@ function kafka() {
     clientId: 'karst-interop-tls-kafkajs',
     brokers: [cfg.broker],
     ssl,
-    sasl: cfg.sasl,
+    sasl: sasl(),
     logLevel: logLevel.NOTHING,
     connectionTimeout: 10000,
     authenticationTimeout: 10000,

@@ -7,15 +7,18 @@
 #   topics_over_ssl        kafka-topics --command-config (SSL, JKS trust store, PKCS12 key store)
 #   console_round_trip     kafka-console-producer / kafka-console-consumer over SSL
 #   no_client_cert_refused a client without a key store gets no answer (required client auth)
+#   topics_over_ssl_without_client_cert  kafka-topics without a key store on SSL_NOAUTH
+#                          (ssl.client.auth=none) lists topics
 #   rotate_keystore        kafka-configs --alter listener.name.ssl.ssl.keystore.location (a store
 #                          signed by a new CA, over PLAINTEXT), then a client trusting only the new
 #                          CA lists topics over SSL: Kafka's dynamic SSL update
 #   kafkajs_*              kafkajs 2.2.4 (kafkajs.js, ../node's npm install) produces and consumes
 #                          with a group: over SSL verifying the server against the CA (listener
 #                          SSL_NOAUTH, ssl.client.auth=none), with a client certificate (mTLS, SSL),
-#                          over SASL_SSL with SCRAM-SHA-512 (a user kafka-configs adds) and PLAIN;
-#                          an untrusted server, a missing client certificate and a wrong SCRAM
-#                          password are refused
+#                          over SASL_SSL and SASL_PLAINTEXT with PLAIN, SCRAM-SHA-256,
+#                          SCRAM-SHA-512 (a user kafka-configs adds) and OAUTHBEARER (an unsecured
+#                          JWT); an untrusted server, a missing client certificate, a wrong SCRAM
+#                          password and an expired token are refused
 # Needs java (keytool), node with ../node's packages (npm ci) and the jars of ../kafka (fetch.sh). KARST_BIN=path uses that binary instead
 # of building ./cmd/karst. Ignores KARST_BOOTSTRAP: it needs its own SSL listener.
 # Prints PASS/FAIL per check and "interop-tls: N passed, M failed".
@@ -84,14 +87,16 @@ start_karst() {
   local bin="${KARST_BIN:-$WORK/karst}"
   if [ -z "${KARST_BIN:-}" ]; then (cd "$ROOT" && go build -o "$bin" ./cmd/karst) || return 1; fi
   PLAIN_PORT="$(free_port)"; SSL_PORT="$(free_port)"; NOAUTH_PORT="$(free_port)"; SASL_SSL_PORT="$(free_port)"
+  SASL_PORT="$(free_port)"
   mkdir -p "$WORK/data"
   cat > "$WORK/server.properties" <<PROPS
-listeners=PLAINTEXT://127.0.0.1:$PLAIN_PORT,SSL://127.0.0.1:$SSL_PORT,SSL_NOAUTH://127.0.0.1:$NOAUTH_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,SSL_NOAUTH:SSL,SASL_SSL:SASL_SSL
+listeners=PLAINTEXT://127.0.0.1:$PLAIN_PORT,SSL://127.0.0.1:$SSL_PORT,SSL_NOAUTH://127.0.0.1:$NOAUTH_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PORT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,SSL_NOAUTH:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT
 listener.name.ssl_noauth.ssl.client.auth=none
 listener.name.sasl_ssl.ssl.client.auth=none
-listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
+sasl.enabled.mechanisms=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN,OAUTHBEARER
 listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_paula="paula-secret";
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_paula="paula-secret";
 log.dirs=$WORK/data
 ssl.keystore.type=PKCS12
 ssl.keystore.location=$WORK/broker.p12
@@ -141,6 +146,10 @@ no_client_cert_refused() {
   grep -qiE "SSL handshake failed|SslAuthenticationException|bad_certificate|certificate_required" "$WORK/nocert.out"
 }
 
+topics_over_ssl_without_client_cert() {
+  tool kafka-topics --bootstrap-server "127.0.0.1:$NOAUTH_PORT" --command-config "$WORK/nocert.properties" --list | grep -qx "$TOPIC"
+}
+
 # kafkajs MODE CONFIG_JSON: one run of kafkajs.js.
 kafkajs() { timeout 120 node "$HERE/kafkajs.js" "$@"; }
 kafkajs_ssl_server_verified() {
@@ -155,16 +164,33 @@ kafkajs_mtls() {
 kafkajs_mtls_without_cert_refused() {
   kafkajs refused "{\"broker\":\"$(SSL)\",\"ca\":\"$WORK/first-ca.pem\",\"expect\":\"alert certificate required|alert bad certificate\"}"
 }
-add_scram_user() {
+add_scram_users() {
   tool kafka-configs --bootstrap-server "127.0.0.1:$PLAIN_PORT" --alter --entity-type users --entity-name sam \
-    --add-config 'SCRAM-SHA-512=[iterations=4096,password=sam-secret]'
+    --add-config 'SCRAM-SHA-512=[iterations=4096,password=sam-secret]' &&
+  # One mechanism a request: Kafka refuses two changes to one user's credentials in one request.
+  tool kafka-configs --bootstrap-server "127.0.0.1:$PLAIN_PORT" --alter --entity-type users --entity-name sam \
+    --add-config 'SCRAM-SHA-256=[iterations=8192,password=sam-256]'
 }
-kafkajs_sasl_ssl_scram_sha_512() {
-  add_scram_user || return 1
-  kafkajs round-trip "{\"broker\":\"127.0.0.1:$SASL_SSL_PORT\",\"topic\":\"$TOPIC-kjs-scram\",\"ca\":\"$WORK/first-ca.pem\",\"sasl\":{\"mechanism\":\"scram-sha-512\",\"username\":\"sam\",\"password\":\"sam-secret\"}}"
+# kafkajs_sasl PROTOCOL MECHANISM: a round trip over SASL_SSL (trusting the first CA) or
+# SASL_PLAINTEXT, as paula (PLAIN), sam (SCRAM) or olivia (OAUTHBEARER).
+kafkajs_sasl() {
+  local port="$SASL_PORT" ca="" sasl
+  [ "$1" = SASL_SSL ] && port="$SASL_SSL_PORT" ca="\"ca\":\"$WORK/first-ca.pem\","
+  case "$2" in
+    plain) sasl='{"mechanism":"plain","username":"paula","password":"paula-secret"}' ;;
+    scram-sha-512) sasl='{"mechanism":"scram-sha-512","username":"sam","password":"sam-secret"}' ;;
+    scram-sha-256) sasl='{"mechanism":"scram-sha-256","username":"sam","password":"sam-256"}' ;;
+    oauthbearer) sasl='{"mechanism":"oauthbearer","sub":"olivia","expiresIn":3600}' ;;
+  esac
+  kafkajs round-trip "{\"broker\":\"127.0.0.1:$port\",\"topic\":\"$TOPIC-kjs-$(tr A-Z_ a-z- <<< "$1")-$2\",$ca\"sasl\":$sasl}"
 }
-kafkajs_sasl_ssl_plain() {
-  kafkajs round-trip "{\"broker\":\"127.0.0.1:$SASL_SSL_PORT\",\"topic\":\"$TOPIC-kjs-plain\",\"ca\":\"$WORK/first-ca.pem\",\"sasl\":{\"mechanism\":\"plain\",\"username\":\"paula\",\"password\":\"paula-secret\"}}"
+# kafkajs takes the broker's error challenge ({"status":"invalid_token"}) for success and sends
+# Metadata; the broker then ends the exchange as Kafka does (IllegalSaslState, connection closed),
+# and kafkajs reports no broker left. The broker's log says why.
+kafkajs_expired_token_refused() {
+  kafkajs refused "{\"broker\":\"127.0.0.1:$SASL_PORT\",\"sasl\":{\"mechanism\":\"oauthbearer\",\"sub\":\"olivia\",\"expiresIn\":-600},\"expect\":\"No brokers in the broker pool\"}" &&
+  grep 'SASL authentication failed; closing the connection' "$WORK/karst.log" | grep 'mechanism=OAUTHBEARER' |
+    grep -q 'Unexpected Kafka request of type Metadata during SASL authentication'
 }
 kafkajs_sasl_ssl_wrong_password_refused() {
   kafkajs refused "{\"broker\":\"127.0.0.1:$SASL_SSL_PORT\",\"ca\":\"$WORK/first-ca.pem\",\"sasl\":{\"mechanism\":\"scram-sha-512\",\"username\":\"sam\",\"password\":\"not-sams\"},\"expect\":\"SASL SCRAM SHA512 authentication failed.*SASL_AUTHENTICATION_FAILED|Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512\"}"
@@ -184,12 +210,19 @@ if check make_stores make_stores && check start_karst start_karst; then
   check topics_over_ssl topics_over_ssl
   check console_round_trip console_round_trip
   check no_client_cert_refused no_client_cert_refused
+  check topics_over_ssl_without_client_cert topics_over_ssl_without_client_cert
   check kafkajs_ssl_server_verified kafkajs_ssl_server_verified
   check kafkajs_untrusted_server_refused kafkajs_untrusted_server_refused
   check kafkajs_mtls kafkajs_mtls
   check kafkajs_mtls_without_cert_refused kafkajs_mtls_without_cert_refused
-  check kafkajs_sasl_ssl_scram_sha_512 kafkajs_sasl_ssl_scram_sha_512
-  check kafkajs_sasl_ssl_plain kafkajs_sasl_ssl_plain
+  check add_scram_users add_scram_users
+  for protocol in SASL_SSL SASL_PLAINTEXT; do
+    for mechanism in plain scram-sha-256 scram-sha-512 oauthbearer; do
+      eval "kafkajs_${protocol}_${mechanism//-/_}() { kafkajs_sasl $protocol $mechanism; }"
+      check "kafkajs_${protocol,,}_${mechanism//-/_}" "kafkajs_${protocol}_${mechanism//-/_}"
+    done
+  done
+  check kafkajs_expired_token_refused kafkajs_expired_token_refused
   check kafkajs_sasl_ssl_wrong_password_refused kafkajs_sasl_ssl_wrong_password_refused
   check rotate_keystore rotate_keystore
 fi
