@@ -45,12 +45,7 @@ func TestSIGKILLDuringCleaningLosesNoRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kadm.NewClient(admin).CreateTopic(ctx, 1, 1, map[string]*string{
-		"cleanup.policy": ptr("compact"), "segment.bytes": ptr("1048576"),
-		"min.cleanable.dirty.ratio": ptr("0.01"), "delete.retention.ms": ptr("86400000"),
-	}, topic); err != nil {
-		t.Fatal(err)
-	}
+	createCompacted(t, ctx, kadm.NewClient(admin), topic, "86400000")
 	admin.Close()
 
 	type write struct {
