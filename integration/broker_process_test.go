@@ -43,6 +43,8 @@ type karstProcess struct {
 	dir  string
 	addr string
 	cmd  *exec.Cmd
+	// overrides are more key=value settings for every start.
+	overrides []string
 }
 
 // startKarstProcess builds the binary and starts it in a fresh data
@@ -68,10 +70,14 @@ func (k *karstProcess) start() {
 // while it still recovers its logs, which it does before it listens.
 func (k *karstProcess) launch() {
 	k.t.Helper()
-	k.cmd = exec.Command(k.bin, "serve",
-		"--override", "listeners=PLAINTEXT://"+k.addr,
-		"--override", "log.dirs="+k.dir,
-		"--override", "num.partitions=3")
+	args := []string{"serve",
+		"--override", "listeners=PLAINTEXT://" + k.addr,
+		"--override", "log.dirs=" + k.dir,
+		"--override", "num.partitions=3"}
+	for _, kv := range k.overrides {
+		args = append(args, "--override", kv)
+	}
+	k.cmd = exec.Command(k.bin, args...)
 	logFile, err := os.OpenFile(k.logPath(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		k.t.Fatal(err)

@@ -325,15 +325,22 @@ func activeBase(t *testing.T, dir, topic string) int64 {
 	return base
 }
 
-// readKeysBelow reads partition 0 of topic from its start up to offset
-// end (read_uncommitted: control batches are not returned).
-func readKeysBelow(t *testing.T, ctx context.Context, addr, topic string, end int64) []*kgo.Record {
+// partitionReader is a client consuming partition 0 of topic from its start.
+func partitionReader(t *testing.T, addr, topic string) *kgo.Client {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
 		topic: {0: kgo.NewOffset().AtStart()}}))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cl
+}
+
+// readKeysBelow reads partition 0 of topic from its start up to offset
+// end (read_uncommitted: control batches are not returned).
+func readKeysBelow(t *testing.T, ctx context.Context, addr, topic string, end int64) []*kgo.Record {
+	t.Helper()
+	cl := partitionReader(t, addr, topic)
 	defer cl.Close()
 	var out []*kgo.Record
 	for {

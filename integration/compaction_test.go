@@ -15,6 +15,23 @@ import (
 	"github.com/karst-broker/karst/karsttest"
 )
 
+// createCompacted creates a one-partition compacted topic of 1 MiB
+// segments that the cleaner takes at any dirty ratio, tombstones kept for
+// deleteRetentionMs.
+func createCompacted(t *testing.T, ctx context.Context, adm *kadm.Client, topic, deleteRetentionMs string) {
+	t.Helper()
+	resp, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{
+		"cleanup.policy": ptr("compact"), "segment.bytes": ptr("1048576"),
+		"min.cleanable.dirty.ratio": ptr("0.01"), "delete.retention.ms": ptr(deleteRetentionMs),
+	}, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCompactedTopicIsCleaned: franz-go produces keyed updates and
 // tombstones to a cleanup.policy=compact topic; the broker's cleaner
 // thread compacts it, and a consumer reading from the start sees, below
@@ -32,12 +49,7 @@ func TestCompactedTopicIsCleaned(t *testing.T) {
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	if _, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{
-		"cleanup.policy": ptr("compact"), "segment.bytes": ptr("1048576"),
-		"min.cleanable.dirty.ratio": ptr("0.01"), "delete.retention.ms": ptr("3600000"),
-	}, "compacted"); err != nil {
-		t.Fatal(err)
-	}
+	createCompacted(t, ctx, adm, "compacted", "3600000")
 	// 4 KB values: the 600 writes fill two 1 MiB segments and part of a third.
 	const keys, writes = 20, 600
 	pad := strings.Repeat("p", 4000)

@@ -142,6 +142,23 @@ func (c *Cleaner) Resume(tp klog.TopicPartition) {
 	}
 }
 
+// forget drops a deleted partition from the cleaner's state in log dir
+// dir (its cleaned offset, its uncleanable mark), rewrites that dir's
+// cleaner-offset-checkpoint, and undoes the AbortAndPause that preceded
+// the deletion.
+func (c *Cleaner) forget(tp klog.TopicPartition, dir string) {
+	c.mu.Lock()
+	delete(c.checkpoints[dir], tp)
+	if u, ok := c.uncleanable[tp]; ok && u.dir == dir {
+		delete(c.uncleanable, tp)
+	}
+	c.mu.Unlock()
+	if err := c.writeCheckpoint(dir); err != nil {
+		c.m.logger.Error("writing the cleaner offset checkpoint", "dir", dir, "err", err)
+	}
+	c.Resume(tp)
+}
+
 // moveCheckpoint carries tp's cleaned offset from log dir from to log dir
 // to, whose partition it now is, and rewrites both files (Kafka's
 // LogCleanerManager.alterCheckpointDir): the moved log holds the same

@@ -53,6 +53,28 @@ func latestValues(t *testing.T, l *klog.Log) map[string]string {
 	return out
 }
 
+// startThrottledPass starts a pass of c throttled to 100 bytes a second
+// and returns once it runs on tp; the channel gets its result.
+func startThrottledPass(t *testing.T, c *Cleaner, tp klog.TopicPartition) <-chan bool {
+	t.Helper()
+	c.limiter = rate.NewLimiter(100, 100)
+	passDone := make(chan bool, 1)
+	go func() { passDone <- c.CleanFilthiest(context.Background()) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c.mu.Lock()
+		running := c.inProgress[tp]
+		c.mu.Unlock()
+		if running {
+			return passDone
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the throttled pass did not start")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func cleanerCheckpoint(t *testing.T, dir string, tp klog.TopicPartition) (int64, bool) {
 	t.Helper()
 	offsets, err := klog.ReadOffsetCheckpoint(filepath.Join(dir, CleanerOffsetCheckpointFile))
@@ -102,22 +124,7 @@ func TestCleanerPausesWhileAPartitionMovesBetweenLogDirs(t *testing.T) {
 
 	// A pass throttled to 100 bytes a second: still reading when the move
 	// starts.
-	c.limiter = rate.NewLimiter(100, 100)
-	passDone := make(chan bool, 1)
-	go func() { passDone <- c.CleanFilthiest(ctx) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c.mu.Lock()
-		running := c.inProgress[tp]
-		c.mu.Unlock()
-		if running {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the throttled pass did not start")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	passDone := startThrottledPass(t, c, tp)
 	duringMove := make(chan bool, 1)
 	m.hooks = copyHooks{beforeStep: func() {
 		select {

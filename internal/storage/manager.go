@@ -290,7 +290,17 @@ func (m *Manager) openPartition(s Spec, d *logDir) (*Partition, error) {
 // deleteSuffix marks directories awaiting removal, as Kafka names them.
 const deleteSuffix = "-delete"
 
+// deletePartition closes a deleted topic's partition and removes its
+// directory. A cleaning pass on it is aborted and waited for first, and the
+// cleaner forgets it (Kafka's LogManager.asyncDelete: abortCleaning, then
+// updateCheckpoints without the partition): the pass must not write into a
+// directory being removed, nor a topic created later under the name
+// inherit its cleaned offset or its uncleanable mark.
 func (m *Manager) deletePartition(p *Partition) {
+	if c := m.cleaner.Load(); c != nil {
+		c.AbortAndPause(p.TopicPartition)
+		defer c.forget(p.TopicPartition, p.Dir)
+	}
 	if err := p.Log.Close(); err != nil {
 		m.logger.Warn("closing a deleted partition", "partition", p.TopicPartition.String(), "err", err)
 	}

@@ -18,6 +18,11 @@
 #   kafka41_clean_to_karst Kafka 4.1.2 (metadata.version 4.1-IV1) stopped, then Karst, which must
 #                          keep the directory at 4.1's level and record versions, then Kafka 4.1.2
 #   *_back_to_*            the first broker again, after the second one wrote
+#   compact_equivalence    the same keyed input (updates, tombstones, committed and aborted
+#                          transactions, several producers) to a compacted topic of Kafka 4.4 and
+#                          of Karst, both cleaned: the records each serves are what the input
+#                          implies and the same on both (offsets, keys, values, markers); then
+#                          Kafka on Karst's cleaned directory and Karst on Kafka's serve the same
 # Starts its own brokers on free loopback ports; needs java and the jars of ../kafka (fetch.sh).
 # Prints PASS/FAIL per check and "interop-datadir: N passed, M failed".
 # DATADIR_SCENARIOS=a,b limits the scenarios; INTEROP_KEEP_DATA=1 keeps the temp dirs;
@@ -31,7 +36,7 @@ export KAFKA_VERSION="${DATADIR_KAFKA_VERSION:-4.4.0}"
 # The older release of the kafka41 scenario, whose directories stay at 4.1-IV1.
 OLD_KAFKA_VERSION=4.1.2
 source "$KAFKA/common.sh"
-SCENARIOS="${DATADIR_SCENARIOS:-kafka_clean_to_karst,kafka_kill9_to_karst,kafka_snapshots_to_karst,karst_to_kafka,kafka41_clean_to_karst}"
+SCENARIOS="${DATADIR_SCENARIOS:-kafka_clean_to_karst,kafka_kill9_to_karst,kafka_snapshots_to_karst,karst_to_kafka,kafka41_clean_to_karst,compact_equivalence}"
 # Kafka settings that make it snapshot __cluster_metadata (NNN-EEE.checkpoint) after nearly every
 # commit and roll its segments often, so Karst must start from the newest snapshot.
 SNAPSHOT_SETTINGS=(metadata.log.max.record.bytes.between.snapshots=1 metadata.log.max.snapshot.interval.ms=500
@@ -81,11 +86,13 @@ kill9_kafka() {
 }
 
 KARST_PID=""
-start_karst() { # DIR NAME
+start_karst() { # DIR NAME [key=value...]
   local port; port="$(free_port)"
   mkdir -p "$1/data"
+  local extra=() kv
+  for kv in "${@:3}"; do extra+=(--override "$kv"); done
   "$WORK/karst" serve --override "listeners=PLAINTEXT://127.0.0.1:$port" --override "log.dirs=$1/data" \
-    --override auto.create.topics.enable=false >> "$1/karst.log" 2>&1 < /dev/null &
+    --override auto.create.topics.enable=false "${extra[@]}" >> "$1/karst.log" 2>&1 < /dev/null &
   KARST_PID=$!; KARST_PIDS+=("$KARST_PID")
   local deadline=$((SECONDS + 60))
   until port_open 127.0.0.1 "$port"; do
@@ -163,6 +170,66 @@ karst_to_kafka() {
   stop_karst "$name/back_to_karst_stop"
 }
 
+# ---- compaction: the same keyed input cleaned by both brokers (see check/compact.go)
+# The cleaner looks for work every 100 ms instead of Kafka's 15 s.
+CLEANER_SETTINGS=(log.cleaner.backoff.ms=100)
+checked() { # NAME OUT command...: PASS/FAIL on the command's status
+  local name="$1" out="$2"; shift 2
+  if "$@" > "$out" 2>&1; then pass "$name"; else fail "$name" "$out"; return 1; fi
+}
+compact_input() { # DIR NAME
+  local D="$1" n="$2"
+  checked "$n/phase1_produce" "$D/phase1.out" timeout 400 "$WORK/check" compact-produce -bootstrap "$BOOTSTRAP" -phase 1 \
+    -records "$D/compact-records.json" -timeout 360s || return
+  checked "$n/phase1_cleaned" "$D/phase1-wait.out" timeout 200 "$WORK/check" compact-wait -dir "$D/data" -timeout 180s || return
+  local phase
+  for phase in 2 3 4 5; do
+    # Not synchronisation: what the pass before left with a delete horizon
+    # (delete.retention.ms=1000) must be past it before this phase's pass.
+    sleep 2
+    checked "$n/phase${phase}_produce" "$D/phase$phase.out" timeout 400 "$WORK/check" compact-produce -bootstrap "$BOOTSTRAP" \
+      -phase $phase -dir "$D/data" -records "$D/compact-records.json" -timeout 360s || return
+    checked "$n/phase${phase}_cleaned" "$D/phase$phase-wait.out" timeout 200 "$WORK/check" compact-wait -dir "$D/data" -timeout 180s || return
+  done
+}
+compact_dump() { # DIR NAME DUMP_FILE: the checker's PASS/FAIL lines, counted
+  local D="$1" out="$1/${3%.txt}.out"
+  timeout 200 "$WORK/check" compact-dump -bootstrap "$BOOTSTRAP" -dir "$D/data" -records "$D/compact-records.json" \
+    -dump "$D/$3" -name "$2" -timeout 180s > "$out" 2>&1
+  local rc=$?
+  cat "$out"
+  local p f; p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out"); p=${p:-0}; f=${f:-0}
+  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail "$2/dump_exit_$rc" "$out"; fi
+  [ "$rc" = 0 ]
+}
+same_file() { # NAME A B
+  if cmp -s "$2" "$3"; then pass "$1"; else
+    diff "$2" "$3" > "$WORK/diff.out" 2>&1; fail "$1" "$WORK/diff.out"; fi
+}
+compact_equivalence() {
+  local name=compact_equivalence K="$WORK/compact_kafka" S="$WORK/compact_karst"; mkdir -p "$K" "$S"
+  start_kafka "$K" "$name/kafka_start" "${CLEANER_SETTINGS[@]}" || return
+  compact_input "$K" "$name/kafka" && compact_dump "$K" "$name/kafka" dump-kafka.txt
+  stop_kafka "$K"
+  start_karst "$S" "$name/karst_start" "${CLEANER_SETTINGS[@]}" || return
+  compact_input "$S" "$name/karst" && compact_dump "$S" "$name/karst" dump-karst.txt
+  stop_karst "$name/karst_stop" || return
+  [ -f "$K/dump-kafka.txt" ] && [ -f "$S/dump-karst.txt" ] || return
+  # The same input went to the same offsets, and cleaning left the same records and markers.
+  same_file "$name/same_offsets_written" "$K/compact-records.json" "$S/compact-records.json"
+  same_file "$name/karst_kept_what_kafka_kept" "$K/dump-kafka.txt" "$S/dump-karst.txt"
+  # Each broker on the other's cleaned directory serves what its cleaner left.
+  start_kafka "$S" "$name/kafka_on_karst_dir_start" || return
+  compact_dump "$S" "$name/kafka_on_karst_dir" dump-kafka-on-karst.txt &&
+    same_file "$name/kafka_serves_karst_cleaned_log" "$S/dump-karst.txt" "$S/dump-kafka-on-karst.txt"
+  stop_kafka "$S"
+  start_karst "$K" "$name/karst_on_kafka_dir_start" || return
+  compact_dump "$K" "$name/karst_on_kafka_dir" dump-karst-on-kafka.txt &&
+    same_file "$name/karst_serves_kafka_cleaned_log" "$K/dump-kafka.txt" "$K/dump-karst-on-kafka.txt"
+  stop_karst "$name/karst_on_kafka_dir_stop"
+}
+
 log "building karst and the checker"
 build() {
   if [ -n "${DATADIR_KARST_BIN:-}" ]; then cp "$DATADIR_KARST_BIN" "$WORK/karst"; else timeout 600 go build -o "$WORK/karst" ./cmd/karst; fi &&
@@ -177,6 +244,7 @@ else
   has_scenario kafka_kill9_to_karst && kafka_to_karst kafka_kill9_to_karst kill9
   has_scenario kafka_snapshots_to_karst && kafka_to_karst kafka_snapshots_to_karst clean "${SNAPSHOT_SETTINGS[@]}"
   has_scenario karst_to_kafka && karst_to_kafka
+  has_scenario compact_equivalence && compact_equivalence
   if has_scenario kafka41_clean_to_karst; then
     if timeout 600 "$KAFKA/fetch.sh" "$OLD_KAFKA_VERSION" > "$WORK/fetch-old.out" 2>&1; then
       KAFKA_VERSION="$OLD_KAFKA_VERSION" kafka_to_karst kafka41_clean_to_karst clean

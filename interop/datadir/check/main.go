@@ -5,6 +5,9 @@
 //
 //	check produce -bootstrap HOST:PORT -manifest FILE [-broker KIND]
 //	check verify  -bootstrap HOST:PORT -manifest FILE -name SCENARIO [-out FILE] [-broker KIND]
+//	check compact-produce -bootstrap HOST:PORT -phase N -records FILE -dir LOGDIR
+//	check compact-wait -dir LOGDIR
+//	check compact-dump -bootstrap HOST:PORT -dir LOGDIR -records FILE -dump FILE -name SCENARIO
 //
 // produce also records the broker's ListOffsets answers (earliest, latest,
 // max timestamp and a timestamp lookup around every record timestamp) for
@@ -14,6 +17,8 @@
 // the offsets) and records its broker's ListOffsets answers on the grown
 // data; -out saves the manifest with both, for a further broker change on
 // the same directory.
+//
+// The compact-* commands drive the compaction scenario (compact.go).
 //
 // verify prints one "PASS name" or "FAIL name: why" line per check and
 // exits 1 if any failed.
@@ -39,6 +44,10 @@ func main() {
 	out := fs.String("out", "", "verify: write the manifest including the records verify appended here")
 	broker := fs.String("broker", "", "the kind of broker at -bootstrap (kafka, karst), named in mismatch reports")
 	timeout := fs.Duration("timeout", 120*time.Second, "deadline for the whole command")
+	phase := fs.Int("phase", 1, "compact-produce: which phase of the compaction input to write (1, or a later one)")
+	records := fs.String("records", "compact-records.json", "compact-*: the records the compaction input placed")
+	dir := fs.String("dir", "", "compact-*: the broker's log dir")
+	dump := fs.String("dump", "compact-dump.txt", "compact-dump: where the served records go")
 	_ = fs.Parse(os.Args[2:])
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -69,6 +78,25 @@ func main() {
 				fmt.Fprintln(os.Stderr, "verify:", err)
 				os.Exit(1)
 			}
+		}
+		if r.failed > 0 {
+			os.Exit(1)
+		}
+	case "compact-produce":
+		if err := compactProduce(ctx, *bootstrap, *dir, *phase, *records); err != nil {
+			fmt.Fprintln(os.Stderr, "compact-produce:", err)
+			os.Exit(1)
+		}
+	case "compact-wait":
+		if err := compactWait(ctx, *dir); err != nil {
+			fmt.Fprintln(os.Stderr, "compact-wait:", err)
+			os.Exit(1)
+		}
+	case "compact-dump":
+		r := &reporter{prefix: *name}
+		if err := compactDump(ctx, *bootstrap, *dir, *records, *dump, r); err != nil {
+			fmt.Fprintln(os.Stderr, "compact-dump:", err)
+			os.Exit(1)
 		}
 		if r.failed > 0 {
 			os.Exit(1)
