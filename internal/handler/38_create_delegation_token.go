@@ -11,8 +11,9 @@ package handler
 // it: DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on PLAINTEXT, one-way TLS or a
 // token-authenticated connection; DELEGATION_TOKEN_AUTH_DISABLED without a
 // secret key; INVALID_PRINCIPAL_TYPE for a renewer that is not a User.
-// Karst has no authorizer yet, so creating a token for another owner is
-// allowed, as Kafka allows it without one.
+// With an authorizer, a token for another owner needs CREATE_TOKENS on
+// that owner (gateCreateDelegationToken, authorize_tokens.go); without
+// one it is allowed, as Kafka allows it.
 
 import (
 	"context"

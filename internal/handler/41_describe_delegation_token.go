@@ -6,9 +6,10 @@ package handler
 // Lists tokens with their HMACs as Kafka's KafkaApis and
 // DelegationTokenManager.filterToken: null owners means every token, an
 // empty list none, else the tokens that any listed owner owns or may
-// renew. Kafka also shows a caller the tokens it is authorized to
-// describe; Karst has no authorizer yet, under which Kafka authorizes
-// everything, so every matching token is listed. Refused on the same
+// renew. With an authorizer, only the tokens the caller owns, requested,
+// may renew or may DESCRIBE are kept (gateDescribeDelegationToken,
+// authorize_tokens.go); without one every matching token is listed, as
+// Kafka lists them. Refused on the same
 // connections as CreateDelegationToken, and DELEGATION_TOKEN_AUTH_DISABLED
 // without a secret key.
 

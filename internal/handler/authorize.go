@@ -158,14 +158,14 @@ func errorOnly(req kmsg.Request, code int16) kmsg.Response {
 // gates are the APIs checked before their handler runs, by key. APIs not
 // listed need no authorization (ApiVersions, SaslHandshake,
 // SaslAuthenticate, the telemetry APIs) or check it in their handler
-// (the delegation token APIs check the token's owner and renewers).
+// (renewing and expiring a delegation token check its owner and renewers).
 var gates = map[int16]gate{}
 
 func init() {
 	for key, g := range map[int16]gate{
 		0: gateProduce, 1: gateFetch, 2: gateListOffsets, 3: gateMetadata,
 		8: gateOffsetCommit, 9: gateOffsetFetch, 10: gateFindCoordinator,
-		11: groupReadGate, 12: groupReadGate, 13: groupReadGate, 14: groupReadGate, 68: groupReadGate,
+		11: groupReadGate, 12: groupReadGate, 13: groupReadGate, 14: groupReadGate, 68: gateConsumerGroupHeartbeat,
 		15: gateDescribeGroups, 16: gateListGroups,
 		19: gateCreateTopics, 20: gateDeleteTopics, 21: gateDeleteRecords,
 		22: gateInitProducerID, 23: gateOffsetForLeaderEpoch, 24: gateAddPartitionsToTxn,
@@ -180,7 +180,7 @@ func init() {
 		35: clusterGate(metadata.OpDescribe, errorOnly),
 		37: gateCreatePartitions, 42: gateDeleteGroups,
 		43: clusterGate(metadata.OpAlter, electLeadersRefusal),
-		45: clusterGate(metadata.OpAlter, errorOnly),
+		45: clusterGate(metadata.OpAlter, alterPartitionAssignmentsRefusal),
 		46: clusterGate(metadata.OpDescribe, errorOnly),
 		47: gateOffsetDelete,
 		48: clusterGate(metadata.OpDescribeConfigs, errorOnly),
@@ -188,12 +188,13 @@ func init() {
 		50: clusterGate(metadata.OpDescribe, errorOnly),
 		51: clusterGate(metadata.OpAlter, alterUserSCRAMRefusal),
 		55: clusterGate(metadata.OpDescribe, errorOnly),
-		57: clusterGate(metadata.OpAlter, updateFeaturesRefusal),
+		57: clusterGate(metadata.OpAlter, errorOnly), // Kafka lists no per-feature results on a refusal
 		60: gateDescribeCluster, 61: gateDescribeProducers,
 		64: clusterGate(metadata.OpAlter, errorOnly),
 		65: gateDescribeTransactions, 66: gateListTransactions,
 		69: gateConsumerGroupDescribe, 74: clusterGate(metadata.OpDescribeConfigs, errorOnly),
 		75: gateDescribeTopicPartitions,
+		38: gateCreateDelegationToken, 41: gateDescribeDelegationToken,
 	} {
 		gates[key] = g
 	}

@@ -38,7 +38,7 @@ func gateCreateTopics(g *gatekeeper) verdict {
 			t := &resp.Topics[i]
 			if t.ErrorCode == 0 && !g.probe(metadata.OpDescribeConfigs, metadata.ResourceTopic, t.Topic) {
 				t.ConfigErrorCode = kerr.TopicAuthorizationFailed.Code
-				t.NumPartitions, t.ReplicationFactor, t.Configs = -1, -1, nil
+				t.NumPartitions, t.ReplicationFactor, t.Configs = -1, -1, []kmsg.CreateTopicsResponseTopicConfig{}
 			}
 		}
 		for _, t := range refused {
@@ -46,6 +46,7 @@ func gateCreateTopics(g *gatekeeper) verdict {
 			msg := "Authorization failed."
 			rt.Topic, rt.ErrorCode, rt.ErrorMessage = t.Topic, kerr.TopicAuthorizationFailed.Code, &msg
 			rt.NumPartitions, rt.ReplicationFactor = -1, -1
+			rt.Configs = []kmsg.CreateTopicsResponseTopicConfig{} // Kafka sends an empty list, not null
 			resp.Topics = append(resp.Topics, rt)
 		}
 	}}
@@ -343,6 +344,24 @@ func electLeadersRefusal(req kmsg.Request, code int16) kmsg.Response {
 	return resp
 }
 
+// alterPartitionAssignmentsRefusal: Kafka answers the error at the top and
+// on every partition named.
+func alterPartitionAssignmentsRefusal(req kmsg.Request, code int16) kmsg.Response {
+	resp := kmsg.NewPtrAlterPartitionAssignmentsResponse()
+	resp.ErrorCode = code
+	for _, t := range req.(*kmsg.AlterPartitionAssignmentsRequest).Topics {
+		rt := kmsg.NewAlterPartitionAssignmentsResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewAlterPartitionAssignmentsResponseTopicPartition()
+			rp.Partition, rp.ErrorCode = p.Partition, code
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp
+}
+
 func alterClientQuotasRefusal(req kmsg.Request, code int16) kmsg.Response {
 	resp := kmsg.NewPtrAlterClientQuotasResponse()
 	for _, e := range req.(*kmsg.AlterClientQuotasRequest).Entries {
@@ -376,17 +395,6 @@ func alterUserSCRAMRefusal(req kmsg.Request, code int16) kmsg.Response {
 	}
 	for _, u := range r.Upsertions {
 		add(u.Name)
-	}
-	return resp
-}
-
-func updateFeaturesRefusal(req kmsg.Request, code int16) kmsg.Response {
-	resp := kmsg.NewPtrUpdateFeaturesResponse()
-	resp.ErrorCode = code
-	for _, f := range req.(*kmsg.UpdateFeaturesRequest).FeatureUpdates {
-		res := kmsg.NewUpdateFeaturesResponseResult()
-		res.Feature, res.ErrorCode = f.Feature, code
-		resp.Results = append(resp.Results, res)
 	}
 	return resp
 }

@@ -38,6 +38,24 @@ func groupReadGate(g *gatekeeper) verdict {
 	return refuse(errorOnly(g.r.Body, kerr.GroupAuthorizationFailed.Code))
 }
 
+// gateConsumerGroupHeartbeat: READ on the group, as the other membership
+// APIs, and DESCRIBE on every topic the member subscribes to by name, else
+// the heartbeat is answered TOPIC_AUTHORIZATION_FAILED (Kafka 4.4 KafkaApis:
+// a member may not learn of topics, or get them assigned, that it may not
+// see).
+func gateConsumerGroupHeartbeat(g *gatekeeper) verdict {
+	if v := groupReadGate(g); v.refusal != nil {
+		return v
+	}
+	req := g.r.Body.(*kmsg.ConsumerGroupHeartbeatRequest)
+	for _, topic := range req.SubscribedTopicNames {
+		if !g.topic(metadata.OpDescribe, topic) {
+			return refuse(errorOnly(req, kerr.TopicAuthorizationFailed.Code))
+		}
+	}
+	return verdict{}
+}
+
 // offsetCommitTopics answers every partition of topics with code.
 func offsetCommitTopics(topics []kmsg.OffsetCommitRequestTopic, code int16) []kmsg.OffsetCommitResponseTopic {
 	var out []kmsg.OffsetCommitResponseTopic
@@ -171,6 +189,7 @@ func offsetFetchTopics(topics []kmsg.OffsetFetchRequestTopic, code int16) []kmsg
 		for _, p := range t.Partitions {
 			rp := kmsg.NewOffsetFetchResponseTopicPartition()
 			rp.Partition, rp.Offset, rp.LeaderEpoch, rp.ErrorCode = p, -1, -1, code
+			rp.Metadata = kmsg.StringPtr("") // Kafka's OffsetFetchResponse.NO_METADATA
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		out = append(out, rt)
@@ -183,7 +202,11 @@ func gateOffsetFetchOne(g *gatekeeper, req *kmsg.OffsetFetchRequest) verdict {
 	if !g.group(metadata.OpDescribe, req.Group) {
 		resp := kmsg.NewPtrOffsetFetchResponse()
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
-		resp.Topics = offsetFetchTopics(req.Topics, kerr.GroupAuthorizationFailed.Code)
+		if req.GetVersion() < 2 {
+			// v0-v1 have no top-level error: Kafka answers it on every
+			// partition asked for; later versions answer no topics.
+			resp.Topics = offsetFetchTopics(req.Topics, kerr.GroupAuthorizationFailed.Code)
+		}
 		return refuse(resp)
 	}
 	if req.Topics == nil {
@@ -298,7 +321,20 @@ func gateConsumerGroupDescribe(g *gatekeeper) verdict {
 	return gateGroupDescriptions(g, &req.Groups, func(r kmsg.Response, ops func(string) int32, refused []string) {
 		resp := r.(*kmsg.ConsumerGroupDescribeResponse)
 		for i := range resp.Groups {
-			if gr := &resp.Groups[i]; gr.ErrorCode == 0 && req.IncludeAuthorizedOperations {
+			gr := &resp.Groups[i]
+			if gr.ErrorCode != 0 {
+				continue
+			}
+			if !g.consumerGroupTopicsDescribable(gr) {
+				// Kafka answers such a group with its id and the error only, so
+				// that its members' topics are not seen.
+				hidden := kmsg.NewConsumerGroupDescribeResponseGroup()
+				msg := kerr.TopicAuthorizationFailed.Description
+				hidden.Group, hidden.ErrorCode, hidden.ErrorMessage = gr.Group, kerr.TopicAuthorizationFailed.Code, &msg
+				*gr = hidden
+				continue
+			}
+			if req.IncludeAuthorizedOperations {
 				gr.AuthorizedOperations = ops(gr.Group)
 			}
 		}
@@ -308,6 +344,38 @@ func gateConsumerGroupDescribe(g *gatekeeper) verdict {
 			resp.Groups = append(resp.Groups, gr)
 		}
 	})
+}
+
+// consumerGroupTopicsDescribable: whether the principal may DESCRIBE every
+// topic a member of the group subscribes to, is assigned or is to be
+// assigned.
+func (g *gatekeeper) consumerGroupTopicsDescribable(gr *kmsg.ConsumerGroupDescribeResponseGroup) bool {
+	seen := map[string]bool{}
+	ok := func(topic string) bool {
+		if topic == "" || seen[topic] {
+			return true
+		}
+		seen[topic] = true
+		return g.topic(metadata.OpDescribe, topic)
+	}
+	for _, m := range gr.Members {
+		for _, t := range m.SubscribedTopics {
+			if !ok(t) {
+				return false
+			}
+		}
+		for _, t := range m.Assignment.TopicPartitions {
+			if !ok(t.Topic) {
+				return false
+			}
+		}
+		for _, t := range m.TargetAssignment.TopicPartitions {
+			if !ok(t.Topic) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // gateListGroups: DESCRIBE on the cluster lists every group, else only

@@ -23,5 +23,10 @@ func ErrorResponse(key, v int16, code int16) kmsg.Response {
 	if f := reflect.ValueOf(resp).Elem().FieldByName("ErrorCode"); f.IsValid() && f.Kind() == reflect.Int16 && f.CanSet() {
 		f.SetInt(int64(code))
 	}
+	if r, ok := resp.(*kmsg.InitProducerIDResponse); ok {
+		// Kafka's InitProducerIdRequest.getErrorResponse answers no producer
+		// id and no epoch; the schema has no default for the epoch.
+		r.ProducerEpoch = -1
+	}
 	return resp
 }

@@ -4,7 +4,7 @@
 # directory, with the StandardAuthorizer on and User:ANONYMOUS (its PLAINTEXT listener) a super user;
 # then Kafka's console producer, as the SASL/PLAIN user alice on a second listener, writing to a topic
 # its ACL allows and refused on one it does not. Prints PASS/FAIL per check and the closing line
-# "interop-acls: N passed, M failed".
+# "interop-acls: N passed, M failed". Then the ACL differential against Kafka 4.4.0 (../differential/run.sh --acl).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$HERE/../.."
@@ -113,5 +113,14 @@ check acls_list_match acls_list_match
 check acls_remove acls_remove
 check java_producer_allowed java_producer_allowed
 check java_producer_refused java_producer_refused
+# The ACL differential against Kafka 4.4.0 (interop/differential/run.sh --acl): its scenarios count one each.
+"$HERE/../differential/run.sh" --acl 2>&1 | tee "$WORK/acl-differential.log"
+line="$(grep -E '^acl-differential: [0-9]+ passed, [0-9]+ failed' "$WORK/acl-differential.log" | tail -n 1)"
+if [ -n "$line" ]; then
+  PASSED=$((PASSED + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<< "$line")))
+  FAILED=$((FAILED + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<< "$line")))
+else
+  FAILED=$((FAILED + 1)); echo "FAIL acl_differential (no closing line)"
+fi
 echo "interop-acls: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -22,6 +22,7 @@ const requestTimeout = 15 * time.Second
 type brokerConn struct {
 	addr          string
 	clientID      string
+	user, secret  string // SASL/PLAIN credentials, logged in with at every connect; none when user is empty
 	conn          net.Conn
 	reader        *bufio.Reader
 	correlationID int32
@@ -48,12 +49,50 @@ var errNoResponse = errors.New("no response")
 // errNoResponse or a decoding error.
 func (c *brokerConn) roundTrip(req kmsg.Request) (kmsg.Response, error) {
 	if c.conn == nil {
-		conn, err := net.DialTimeout("tcp", c.addr, requestTimeout)
-		if err != nil {
-			return nil, fmt.Errorf("dial %s: %w", c.addr, err)
+		if err := c.connect(); err != nil {
+			return nil, err
 		}
-		c.conn, c.reader = conn, bufio.NewReader(conn)
 	}
+	return c.exchange(req)
+}
+
+// connect dials the broker and, with credentials, logs in with SaslHandshake v1 and
+// SaslAuthenticate v2 (PLAIN), as a Java client on a SASL_PLAINTEXT listener does.
+func (c *brokerConn) connect() error {
+	conn, err := net.DialTimeout("tcp", c.addr, requestTimeout)
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", c.addr, err)
+	}
+	c.conn, c.reader = conn, bufio.NewReader(conn)
+	if c.user == "" {
+		return nil
+	}
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.SetVersion(1)
+	hs.Mechanism = "PLAIN"
+	resp, err := c.exchange(hs)
+	if err != nil {
+		return fmt.Errorf("SaslHandshake on %s: %w", c.addr, err)
+	}
+	if code := resp.(*kmsg.SASLHandshakeResponse).ErrorCode; code != 0 {
+		c.close()
+		return fmt.Errorf("SaslHandshake on %s: error %d", c.addr, code)
+	}
+	auth := kmsg.NewPtrSASLAuthenticateRequest()
+	auth.SetVersion(2)
+	auth.SASLAuthBytes = []byte("\x00" + c.user + "\x00" + c.secret)
+	if resp, err = c.exchange(auth); err != nil {
+		return fmt.Errorf("SaslAuthenticate on %s: %w", c.addr, err)
+	}
+	if code := resp.(*kmsg.SASLAuthenticateResponse).ErrorCode; code != 0 {
+		c.close()
+		return fmt.Errorf("SaslAuthenticate on %s as %s: error %d", c.addr, c.user, code)
+	}
+	return nil
+}
+
+// exchange writes req on the open connection and reads its response.
+func (c *brokerConn) exchange(req kmsg.Request) (kmsg.Response, error) {
 	c.correlationID++
 	frame := c.encode(req)
 	_ = c.conn.SetDeadline(time.Now().Add(requestTimeout))

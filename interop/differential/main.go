@@ -17,6 +17,9 @@ func main() {
 	karstAddr := flag.String("karst", "", "Karst's bootstrap address, host:port")
 	knownPath := flag.String("known", "known-differences.txt", "the allow-list of accepted differences")
 	only := flag.String("only", "", "run only the APIs whose name matches this regular expression")
+	aclMode := flag.Bool("acl", false, "run the ACL cases (acl.go): -kafka and -karst are super-user listeners, -kafka-sasl and -karst-sasl alice's SASL/PLAIN listeners")
+	kafkaSASL := flag.String("kafka-sasl", "", "with -acl: Apache Kafka's SASL_PLAINTEXT listener, host:port")
+	karstSASL := flag.String("karst-sasl", "", "with -acl: Karst's SASL_PLAINTEXT listener, host:port")
 	flag.Parse()
 	if *kafkaAddr == "" || *karstAddr == "" {
 		fmt.Fprintln(os.Stderr, "usage: differential -kafka HOST:PORT -karst HOST:PORT [-known FILE] [-only REGEXP]")
@@ -29,15 +32,22 @@ func main() {
 	}
 	filter := regexp.MustCompile(*only)
 	start := time.Now()
-	r, err := run(*kafkaAddr, *karstAddr, filter)
+	suite := "interop-differential"
+	var r *result
+	if *aclMode {
+		suite = "acl-differential"
+		r, err = runACL(*kafkaAddr, *kafkaSASL, *karstAddr, *karstSASL, filter)
+	} else {
+		r, err = run(*kafkaAddr, *karstAddr, filter)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "differential:", err)
-		fmt.Println("interop-differential: 0 passed, 1 failed")
+		fmt.Printf("%s: 0 passed, 1 failed\n", suite)
 		os.Exit(1)
 	}
 	unlisted := r.report(os.Stdout, known, *only == "")
 	fmt.Printf("differential: wall time %.1f s\n", time.Since(start).Seconds())
-	fmt.Printf("interop-differential: %d passed, %d failed\n", r.scenarios-unlisted, unlisted)
+	fmt.Printf("%s: %d passed, %d failed\n", suite, r.scenarios-unlisted, unlisted)
 	if unlisted > 0 {
 		os.Exit(1)
 	}

@@ -22,6 +22,11 @@ var ignoredFields = map[string]string{
 	"LogDir":                     "<log-dir>",
 	"Dir":                        "<log-dir>",
 	"TransactionStartTimeMillis": "<time>",
+	"IssueTimestamp":             "<time>",
+	"ExpiryTimestamp":            "<time>",
+	"MaxTimestamp":               "<time>",
+	"LastCaughtUpTimestamp":      "<time>",
+	"LastFetchTimestamp":         "<time>",
 }
 
 // idFields are ids each broker picks for itself. Each distinct value becomes a placeholder
@@ -33,6 +38,8 @@ var idFields = map[string]string{
 	"LeaderID":   "member", // JoinGroup's leader is a member id; an int32 LeaderID is a node id
 	"ProducerID": "producer",
 	"SessionID":  "session",
+	"TokenID":    "token",
+	"HMAC":       "token-hmac",
 }
 
 // normalize returns the normalized value of field when the field is one whose raw value is not

@@ -6,7 +6,17 @@
 # "interop-differential: N passed, M failed". Differences listed in known-differences.txt pass.
 # It starts its own brokers, so it runs the same whatever interop/run's --against says.
 # DIFFERENTIAL_KEEP=1 keeps the brokers' directories; DIFFERENTIAL_ONLY=REGEXP limits the APIs.
+#
+# run.sh --acl is the ACL differential (run by interop/acls/run.sh): both brokers also get the
+# StandardAuthorizer, User:ANONYMOUS (the PLAINTEXT listener) as super user and a SASL_PLAINTEXT
+# listener where the PLAIN user alice logs in; the program's ACL cases (acl.go, acl_cases.go) send
+# every API both serve, at every version, as alice with no ACL, with exactly the ACLs Kafka's table
+# requires and with a DENY on top, the same ACLs given to both brokers before each phase.
+# Differences listed in acl-known-differences.txt pass; closing line
+# "acl-differential: N passed, M failed".
 set -uo pipefail
+ACL=""
+[ "${1:-}" = --acl ] && ACL=1
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 source "$HERE/../kafka/common.sh"
@@ -22,7 +32,9 @@ cleanup() {
   if [ -z "${DIFFERENTIAL_KEEP:-}" ]; then rm -rf "$WORK"; else echo "kept $WORK" >&2; fi
 }
 trap cleanup EXIT
-fail() { echo "differential: $*" >&2; echo "interop-differential: 0 passed, 1 failed"; exit 1; }
+SUITE=interop-differential
+[ -n "$ACL" ] && SUITE=acl-differential
+fail() { echo "differential: $*" >&2; echo "$SUITE: 0 passed, 1 failed"; exit 1; }
 start=$SECONDS
 
 # The settings start.sh gives Kafka, given to Karst too, and auto-creation on (both defaults).
@@ -33,27 +45,45 @@ start=$SECONDS
 SETTINGS=(num.partitions=1 offsets.topic.num.partitions=3 transaction.state.log.num.partitions=3
   group.initial.rebalance.delay.ms=0 message.max.bytes=2097152 auto.create.topics.enable=true
   log.initial.task.delay.ms=3600000)
+PLAIN_JAAS='org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";'
+# With --acl the delegation-token secret turns the token APIs on, so that their checks are compared.
+[ -n "$ACL" ] && SETTINGS+=(sasl.enabled.mechanisms=PLAIN "listener.name.sasl_plaintext.plain.sasl.jaas.config=$PLAIN_JAAS"
+  authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer super.users=User:ANONYMOUS
+  delegation.token.secret.key=acl-differential-secret)
 
 (cd "$ROOT" && timeout 600 go build -o "$WORK/karst" ./cmd/karst && timeout 600 go build -o "$WORK/differential" ./interop/differential) ||
   fail "build failed"
-KAFKA_PORT="$(free_port)"
-"$HERE/../kafka/start.sh" "$WORK/kafka" "$KAFKA_PORT" "${SETTINGS[@]}" > "$WORK/kafka-start.out" 2>&1 ||
-  { cat "$WORK/kafka-start.out" >&2; fail "kafka did not start"; }
-KARST_PORT="$(free_port)"
-overrides=(--override "listeners=PLAINTEXT://127.0.0.1:$KARST_PORT" --override "log.dirs=$WORK/karst-data")
+KAFKA_PORT="$(free_port)"; KAFKA_SASL_PORT="$(free_port)"; CONTROLLER_PORT="$(free_port)"
+KARST_PORT="$(free_port)"; KARST_SASL_PORT="$(free_port)"
+KAFKA_LISTENERS=(); KARST_LISTENERS="PLAINTEXT://127.0.0.1:$KARST_PORT"
+if [ -n "$ACL" ]; then
+  KAFKA_LISTENERS=("listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,SASL_PLAINTEXT://127.0.0.1:$KAFKA_SASL_PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT"
+    "advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,SASL_PLAINTEXT://127.0.0.1:$KAFKA_SASL_PORT"
+    "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT")
+  KARST_LISTENERS="$KARST_LISTENERS,SASL_PLAINTEXT://127.0.0.1:$KARST_SASL_PORT"
+fi
+KAFKA_CONTROLLER_PORT="$CONTROLLER_PORT" "$HERE/../kafka/start.sh" "$WORK/kafka" "$KAFKA_PORT" "${SETTINGS[@]}" "${KAFKA_LISTENERS[@]}" \
+  > "$WORK/kafka-start.out" 2>&1 || { cat "$WORK/kafka-start.out" >&2; fail "kafka did not start"; }
+overrides=(--override "listeners=$KARST_LISTENERS" --override "log.dirs=$WORK/karst-data")
 for kv in "${SETTINGS[@]}"; do overrides+=(--override "$kv"); done
 "$WORK/karst" serve "${overrides[@]}" > "$WORK/karst.log" 2>&1 < /dev/null &
 KARST_PID=$!
 deadline=$((SECONDS + 60))
-until port_open 127.0.0.1 "$KARST_PORT"; do
+until port_open 127.0.0.1 "$KARST_PORT" && { [ -z "$ACL" ] || port_open 127.0.0.1 "$KARST_SASL_PORT"; }; do
   kill -0 "$KARST_PID" 2> /dev/null || { tail -n 20 "$WORK/karst.log" >&2; fail "karst exited"; }
   [ $SECONDS -lt $deadline ] || fail "karst did not listen within 60 s"
   sleep 0.2
 done
 echo "differential: kafka $KAFKA_VERSION on 127.0.0.1:$KAFKA_PORT, karst on 127.0.0.1:$KARST_PORT (brokers up after $((SECONDS - start)) s)"
 
-"$WORK/differential" -kafka "127.0.0.1:$KAFKA_PORT" -karst "127.0.0.1:$KARST_PORT" \
-  -known "$HERE/known-differences.txt" -only "${DIFFERENTIAL_ONLY:-}"
+if [ -n "$ACL" ]; then
+  "$WORK/differential" -acl -kafka "127.0.0.1:$KAFKA_PORT" -kafka-sasl "127.0.0.1:$KAFKA_SASL_PORT" \
+    -karst "127.0.0.1:$KARST_PORT" -karst-sasl "127.0.0.1:$KARST_SASL_PORT" \
+    -known "$HERE/acl-known-differences.txt" -only "${DIFFERENTIAL_ONLY:-}"
+else
+  "$WORK/differential" -kafka "127.0.0.1:$KAFKA_PORT" -karst "127.0.0.1:$KARST_PORT" \
+    -known "$HERE/known-differences.txt" -only "${DIFFERENTIAL_ONLY:-}"
+fi
 rc=$?
 if ! kill -0 "$KARST_PID" 2> /dev/null; then
   # A broker that died mid-run turns every later scenario into "connection refused"; say so.

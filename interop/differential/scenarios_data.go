@@ -146,17 +146,21 @@ func listOffsetsScenario(name string, minVersion int16, topic string, partition 
 
 func offsetForLeaderEpochScenario(name, topic string, partition, epoch int32) scenario {
 	return scenario{name: name, run: func(s *session, v int16) {
-		req := kmsg.NewPtrOffsetForLeaderEpochRequest()
-		req.SetVersion(v)
-		req.ReplicaID = -1
-		t := kmsg.NewOffsetForLeaderEpochRequestTopic()
-		t.Topic = topic
-		p := kmsg.NewOffsetForLeaderEpochRequestTopicPartition()
-		p.Partition, p.LeaderEpoch, p.CurrentLeaderEpoch = partition, epoch, -1
-		t.Partitions = append(t.Partitions, p)
-		req.Topics = append(req.Topics, t)
-		s.compare("1", req)
+		s.compare("1", offsetForLeaderEpochRequest(v, topic, partition, epoch))
 	}}
+}
+
+func offsetForLeaderEpochRequest(v int16, topic string, partition, epoch int32) *kmsg.OffsetForLeaderEpochRequest {
+	req := kmsg.NewPtrOffsetForLeaderEpochRequest()
+	req.SetVersion(v)
+	req.ReplicaID = -1
+	t := kmsg.NewOffsetForLeaderEpochRequestTopic()
+	t.Topic = topic
+	p := kmsg.NewOffsetForLeaderEpochRequestTopicPartition()
+	p.Partition, p.LeaderEpoch, p.CurrentLeaderEpoch = partition, epoch, -1
+	t.Partitions = append(t.Partitions, p)
+	req.Topics = append(req.Topics, t)
+	return req
 }
 
 func deleteRecordsRequest(v int16, topic string, partition int32, offset int64) *kmsg.DeleteRecordsRequest {

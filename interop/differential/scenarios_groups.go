@@ -360,15 +360,7 @@ func offsetFetchRequest(s *session, v int16, group, topic string, partitions ...
 
 func findCoordinatorScenario(name string, minVersion int16, keyType int8, key string) scenario {
 	return scenario{name: name, minVersion: minVersion, run: func(s *session, v int16) {
-		req := kmsg.NewPtrFindCoordinatorRequest()
-		req.SetVersion(v)
-		req.CoordinatorType = keyType
-		if v >= 4 {
-			req.CoordinatorKeys = []string{key}
-		} else {
-			req.CoordinatorKey = key
-		}
-		s.compare("1", req)
+		s.compare("1", findCoordinatorRequest(v, keyType, key))
 	}}
 }
 
