@@ -361,3 +361,81 @@ func TestShareStateSurvivesRestart(t *testing.T) {
 		t.Fatalf("after the restart acquired %v", got)
 	}
 }
+
+// acquiredOffsets lists every offset a response acquired.
+func acquiredOffsets(resp *kmsg.ShareFetchResponse) []int64 {
+	var out []int64
+	for _, rt := range resp.Topics {
+		for _, p := range rt.Partitions {
+			for _, a := range p.AcquiredRecords {
+				for o := a.FirstOffset; o <= a.LastOffset; o++ {
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestShareSIGKILLKeepsAnsweredAcknowledgements kills the broker with
+// SIGKILL after acknowledgements were answered, again and again: an
+// offset whose accept was answered is never delivered again, the others
+// are, and in the end every record is accepted exactly once.
+func TestShareSIGKILLKeepsAnsweredAcknowledgements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a broker process")
+	}
+	k := startKarstProcess(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	const records, kills = 60, 4
+	h := newShareHarness(t, ctx, k.addr, "share-kill", 1, records)
+	accepted := map[int64]int{}
+	for round := 0; ; round++ {
+		offsets := acquiredOffsets(h.fetch(fmt.Sprintf("m%d", round), 0, 5*time.Second))
+		for _, o := range offsets {
+			if accepted[o] > 0 {
+				t.Fatalf("round %d: offset %d was delivered again after its accept was answered", round, o)
+			}
+		}
+		if round == kills {
+			// Once the broker is left alone, accept all that is left.
+			var batches []kmsg.ShareAcknowledgeRequestTopicPartitionAcknowledgementBatch
+			for _, o := range offsets {
+				batches = append(batches, ackBatch(o, o, ackAccept))
+			}
+			if codes := ackCodes(h.ack(fmt.Sprintf("m%d", round), 1, batches...)); fmt.Sprint(codes) != "[0]" {
+				t.Fatalf("final accept: %v", codes)
+			}
+			for _, o := range offsets {
+				accepted[o]++
+			}
+			break
+		}
+		// Accept a third of what was acquired, one acknowledgement per
+		// offset, then kill the broker before anything else.
+		for i, o := range offsets {
+			if i%3 != 0 {
+				continue
+			}
+			if codes := ackCodes(h.ack(fmt.Sprintf("m%d", round), int32(1+i/3), ackBatch(o, o, ackAccept))); fmt.Sprint(codes) == "[0]" {
+				accepted[o]++
+			} else {
+				t.Fatalf("round %d: accepting %d: %v", round, o, codes)
+			}
+		}
+		k.kill()
+		k.start()
+		cl, err := kgo.NewClient(kgo.SeedBrokers(k.addr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.cl.Close()
+		h.cl = cl
+	}
+	for o := range int64(records) {
+		if accepted[o] != 1 {
+			t.Errorf("offset %d accepted %d times", o, accepted[o])
+		}
+	}
+}
