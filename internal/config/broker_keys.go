@@ -157,6 +157,7 @@ var brokerKeyList = []Key{
 	def("group.share.min.heartbeat.interval.ms", TypeInt, "5000", atLeast(1), ReadOnly, "Shortest heartbeat interval of share groups."),
 	def("group.share.max.heartbeat.interval.ms", TypeInt, "15000", atLeast(1), ReadOnly, "Longest heartbeat interval of share groups."),
 	def("group.share.max.size", TypeInt, "200", between(10, 1000), ReadOnly, "Most members of a share group."),
+	def("group.share.max.share.sessions", TypeInt, "2000", atLeast(1), ReadOnly, "Most share sessions the broker keeps."),
 	def("offsets.topic.num.partitions", TypeInt, "50", atLeast(1), ReadOnly, "Partitions of __consumer_offsets (do not change after deployment)."),
 	karst(def("offsets.topic.replication.factor", TypeShort, "1", atLeast(1), ReadOnly, "Replication factor of __consumer_offsets (Karst default 1; Kafka 3).")),
 	def("offsets.topic.segment.bytes", TypeInt, "104857600", atLeast(1), ReadOnly, "Segment size of __consumer_offsets."),
@@ -171,6 +172,8 @@ var brokerKeyList = []Key{
 	karst(def("share.coordinator.state.topic.replication.factor", TypeShort, "1", atLeast(1), ReadOnly, "Replication factor of __share_group_state (Karst default 1; Kafka 3).")),
 	karst(def("share.coordinator.state.topic.min.isr", TypeShort, "1", atLeast(1), ReadOnly, "min.insync.replicas of __share_group_state (Karst default 1; Kafka 2).")),
 	def("share.coordinator.state.topic.num.partitions", TypeInt, "50", atLeast(1), ReadOnly, "Partitions of __share_group_state."),
+	def("share.coordinator.state.topic.segment.bytes", TypeInt, "104857600", atLeast(1), ReadOnly, "Segment size of __share_group_state."),
+	def("share.coordinator.snapshot.update.records.per.snapshot", TypeInt, "500", between(0, 500), ReadOnly, "ShareUpdate records of a share-partition between two ShareSnapshot records."),
 	def("group.share.record.lock.duration.ms", TypeInt, "30000", atLeast(1000), ReadOnly, "How long a share consumer holds a record before it is released."),
 	def("group.share.delivery.count.limit", TypeInt, "5", between(2, 10), ReadOnly, "Deliveries of a share-group record before it is archived."),
 

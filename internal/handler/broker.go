@@ -11,6 +11,7 @@ import (
 	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/quota"
+	"github.com/karst-broker/karst/internal/share"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
 )
@@ -55,6 +56,9 @@ type Options struct {
 	// Groups is the group coordinator; nil answers group APIs with
 	// COORDINATOR_NOT_AVAILABLE.
 	Groups *group.Coordinator
+	// Shares are the share-partitions and share sessions of ShareFetch
+	// and ShareAcknowledge; nil answers them UNSUPPORTED_VERSION.
+	Shares *share.Manager
 	// Txns is the transaction coordinator; nil answers transactional
 	// APIs with COORDINATOR_NOT_AVAILABLE.
 	Txns *txn.Coordinator

@@ -16,6 +16,7 @@ const (
 	loggerStorage = "karst.storage"
 	loggerGroup   = "karst.group"
 	loggerTxn     = "karst.txn"
+	loggerShare   = "karst.share"
 	loggerConsole = "karst.console"
 )
 

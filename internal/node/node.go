@@ -26,6 +26,7 @@ import (
 	"github.com/karst-broker/karst/internal/metrics"
 	"github.com/karst-broker/karst/internal/metrics/brokerstate"
 	"github.com/karst-broker/karst/internal/server"
+	"github.com/karst-broker/karst/internal/share"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
 )
@@ -114,7 +115,9 @@ type Node struct {
 	groups atomic.Pointer[group.Coordinator]
 	// txns is the transaction coordinator once started, which a deletion
 	// of __transaction_state unloads.
-	txns        atomic.Pointer[txn.Coordinator]
+	txns atomic.Pointer[txn.Coordinator]
+	// shareState is the share coordinator once started.
+	shareState  atomic.Pointer[share.Coordinator]
 	metadataLog *klog.Log
 	store       *metadata.Store
 	stop        context.CancelFunc
@@ -235,6 +238,12 @@ func Start(cfg Config) (n *Node, err error) {
 		n.srv.Shutdown(context.Background())
 		return nil, err
 	}
+	shareState, shares, err := n.startShareCoordinator(cfg.Settings)
+	if err != nil {
+		n.srv.Shutdown(context.Background())
+		return nil, err
+	}
+	n.shareState.Store(shareState)
 	clientTelemetry := metrics.NewClientTelemetry()
 	clientTelemetry.Register(n.metrics)
 	broker := handler.NewBroker(handler.Options{
@@ -252,6 +261,7 @@ func Start(cfg Config) (n *Node, err error) {
 		TxnVerifier:      txns,
 		LogDir:           cfg.DataDir,
 		Groups:           groups,
+		Shares:           shares,
 		Settings:         cfg.Settings,
 		LogConfigs:       n.logConfigs,
 		Metrics:          n.metrics,
@@ -549,6 +559,9 @@ func (n *Node) shutdown(ctx context.Context) error {
 	}
 	if n.stop != nil {
 		n.stop()
+	}
+	if c := n.shareState.Load(); c != nil {
+		c.Close()
 	}
 	if txns := n.txns.Load(); txns != nil {
 		txns.Close() // its timers stop before the logs close
