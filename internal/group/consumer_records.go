@@ -15,21 +15,21 @@ import (
 // without a rebalance. As in Kafka, every member's session timer starts
 // again at load, and so does the rebalance timer of members that still
 // have partitions to revoke.
-func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) bool {
+func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) (groupID string, ok bool) {
 	rec, ok, err := decodeConsumerRecord(key, value)
 	if !ok {
-		return false
+		return "", false
 	}
 	if err != nil {
 		c.logger.Warn("skipping a malformed consumer group record", "type", rec.Type, "group", rec.Group)
-		return true
+		return "", true
 	}
 	if rec.Type == keyConsumerGroupPartitionMetadata {
-		return true // the partition counts come from the topics themselves
+		return "", true // the partition counts come from the topics themselves
 	}
 	holder := c.group(rec.Group, !rec.Tombstone)
 	if holder == nil {
-		return true // a tombstone of a group already gone
+		return "", true // a tombstone of a group already gone
 	}
 	holder.mu.Lock()
 	defer holder.mu.Unlock()
@@ -47,7 +47,7 @@ func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) bool 
 			holder.transition(Dead, now)
 		}
 	}
-	return true
+	return rec.Group, true
 }
 
 // adoptLoadedConsumers makes each loaded group's live KIP-848 state its

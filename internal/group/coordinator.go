@@ -30,8 +30,8 @@ type Coordinator struct {
 	// offline are the partitions whose load failed (offline.go); nil
 	// when every partition loaded.
 	offline *OfflinePartitions
-	// unloaded are the partitions resigned by UnloadPartition and not
-	// loaded again (partition_load.go), of unloadedOf partitions.
+	// unloaded are the partitions resigned by an unload and not loaded
+	// again (partition_load.go), of unloadedOf partitions.
 	unloaded   map[int32]bool
 	unloadedOf int32
 	// timers are the groups' keyed timers (timers.go).
@@ -65,6 +65,9 @@ func New(cfg Config, opts Options) *Coordinator {
 	}
 	if c.cfg.MaxSize <= 0 {
 		c.cfg.MaxSize = DefaultConfig().MaxSize
+	}
+	if o, ok := c.store.(*OffsetsTopic); ok {
+		o.attach(c)
 	}
 	return c
 }

@@ -2,7 +2,7 @@ package group
 
 import "time"
 
-// StoredRecord is one record of __consumer_offsets as Load replays it,
+// StoredRecord is one record of __consumer_offsets as a load replays it,
 // with what it needs to know of its batch.
 type StoredRecord struct {
 	Key, Value []byte
@@ -21,71 +21,81 @@ type StoredRecord struct {
 	Commit bool
 }
 
-// Replayer feeds every stored record to fn, in log order within each
-// partition (OffsetsTopic is one).
-type Replayer interface {
-	Replay(fn func(StoredRecord) error) error
+// partitionLoad is the replay of one __consumer_offsets partition in
+// progress: the broker's comes from the coordinator runtime's Load of the
+// partition (offsets_shard.go), record by record, and ends with
+// finishLoad.
+type partitionLoad struct {
+	now time.Time
+	// open is the groups each producer has pending offsets in since its
+	// last marker in the partition.
+	open map[int64]map[string]struct{}
+	// groups are the ids the replay brought back: what finishLoad
+	// settles, and nothing else (a live group of another load is not
+	// its business).
+	groups map[string]struct{}
+	// producers wrote transactional offsets in the partition.
+	producers map[int64]struct{}
+	skipped   int
 }
 
-// Load rebuilds committed offsets and group state from stored records.
-// A classic group comes back as its last GroupMetadataValue left it, as
-// Kafka loads it: with members, Stable at their generation with their
-// assignments, so running members carry on without a rebalance (their
-// session timers start again when the load ends); without, Empty with
-// its generation and protocol type. Offsets of transactions are pending
-// until their producer's marker in the same partition; those without one
-// stay pending for CompleteTransaction. Malformed records are counted and
-// skipped, so one bad record cannot keep the broker from starting; a
-// partition that cannot be read (PartitionLoadError) is taken offline
-// alone, its groups answering NOT_COORDINATOR, and is not an error.
-func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
-	return c.load(r, func(string) bool { return true })
+func newPartitionLoad(now time.Time) *partitionLoad {
+	return &partitionLoad{now: now, open: map[int64]map[string]struct{}{}, groups: map[string]struct{}{},
+		producers: map[int64]struct{}{}}
 }
 
-// load replays r into the groups owns says belong to what is loaded.
-func (c *Coordinator) load(r Replayer, owns func(groupID string) bool) (skipped int, err error) {
-	now := c.clock.Now()
-	// open is, per partition, the groups each producer has pending
-	// offsets in since its last marker there.
-	open := map[int32]map[int64]map[string]struct{}{}
-	err = r.Replay(func(sr StoredRecord) error {
-		if sr.Marker {
-			c.loadMarker(open[sr.Partition], sr)
-			return nil
+// replayStored replays one record of the partition at load. A classic
+// group comes back as its last GroupMetadataValue left it, as Kafka loads
+// it: with members, Stable at their generation with their assignments,
+// so running members carry on without a rebalance (their session timers
+// start again when the load ends); without, Empty with its generation
+// and protocol type. Offsets of transactions are pending until their
+// producer's marker in the same partition; those without one stay
+// pending for CompleteTransaction. Malformed records are counted and
+// skipped, so one bad record cannot keep the broker from starting.
+func (c *Coordinator) replayStored(l *partitionLoad, sr StoredRecord) {
+	if sr.Marker {
+		c.loadMarker(l.open, sr)
+		return
+	}
+	if id, ok := c.loadConsumerRecord(sr.Key, sr.Value, l.now); ok {
+		if id != "" {
+			l.groups[id] = struct{}{}
 		}
-		if c.loadConsumerRecord(sr.Key, sr.Value, now) {
-			return nil
+		return
+	}
+	d, err := decodeRecord(sr.Key, sr.Value)
+	if err != nil {
+		l.skipped++
+		return
+	}
+	if d.kind != keyOffsetCommit && d.kind != keyGroupMetadata {
+		return
+	}
+	l.groups[d.group] = struct{}{}
+	if d.kind == keyOffsetCommit && d.offset != nil && sr.ProducerID >= 0 {
+		c.apply(d, &txnProducer{id: sr.ProducerID, epoch: sr.ProducerEpoch}, l.now)
+		l.producers[sr.ProducerID] = struct{}{}
+		if l.open[sr.ProducerID] == nil {
+			l.open[sr.ProducerID] = map[string]struct{}{}
 		}
-		d, err := decodeRecord(sr.Key, sr.Value)
-		if err != nil {
-			skipped++
-			return nil
-		}
-		if d.kind == keyOffsetCommit && d.offset != nil && sr.ProducerID >= 0 {
-			c.apply(d, &txnProducer{id: sr.ProducerID, epoch: sr.ProducerEpoch}, now)
-			byProducer := open[sr.Partition]
-			if byProducer == nil {
-				byProducer = map[int64]map[string]struct{}{}
-				open[sr.Partition] = byProducer
-			}
-			if byProducer[sr.ProducerID] == nil {
-				byProducer[sr.ProducerID] = map[string]struct{}{}
-			}
-			byProducer[sr.ProducerID][d.group] = struct{}{}
-			return nil
-		}
-		c.apply(d, nil, now)
-		return nil
-	})
-	var offline []*PartitionLoadError
-	offline, err = SplitLoadErrors(err)
-	c.takeOffline(offline)
-	// A group whose last record was a tombstone and has no offsets left
-	// is gone.
+		l.open[sr.ProducerID][d.group] = struct{}{}
+		return
+	}
+	c.apply(d, nil, l.now)
+}
+
+// finishLoad settles the groups a partition's replay brought back: one
+// whose last record was a tombstone and has no offsets left is gone,
+// the transactions left open are indexed, KIP-848 groups are served from their
+// records and classic members' sessions start.
+func (c *Coordinator) finishLoad(l *partitionLoad) {
+	owns := func(id string) bool { _, ok := l.groups[id]; return ok }
 	c.mu.Lock()
-	for id, g := range c.groups {
+	for id := range l.groups {
+		g := c.groups[id]
 		switch {
-		case !owns(id), g.state != Dead:
+		case g == nil || g.state != Dead:
 		case len(g.txn.pending) == 0:
 			delete(c.groups, id)
 		default:
@@ -93,10 +103,25 @@ func (c *Coordinator) load(r Replayer, owns func(groupID string) bool) (skipped 
 		}
 	}
 	c.mu.Unlock()
-	c.rebuildTxnIndex()
+	for id := range l.groups {
+		g := c.group(id, false)
+		if g == nil {
+			continue
+		}
+		g.mu.Lock()
+		for pid := range l.producers {
+			// The index holds the transactions the markers replayed
+			// left open, and only those.
+			if g.txn.pending[pid] != nil {
+				c.indexTxn(pid, id)
+			} else {
+				c.unindexTxn(pid, id)
+			}
+		}
+		g.mu.Unlock()
+	}
 	c.adoptLoadedConsumers(owns)
 	c.startLoadedSessions(owns)
-	return skipped, err
 }
 
 // loadMarker replays a transaction marker: it ends the producer's
@@ -120,32 +145,10 @@ func (c *Coordinator) loadMarker(open map[int64]map[string]struct{}, sr StoredRe
 	}
 }
 
-// rebuildTxnIndex makes the producer index match the groups' pending
-// offsets, after Load ended transactions partition by partition.
-func (c *Coordinator) rebuildTxnIndex() {
-	index := map[int64]map[string]struct{}{}
-	for _, g := range c.snapshot() {
-		g.mu.Lock()
-		for pid := range g.txn.pending {
-			if index[pid] == nil {
-				index[pid] = map[string]struct{}{}
-			}
-			index[pid][g.id] = struct{}{}
-		}
-		g.mu.Unlock()
-	}
-	c.offsetState.mu.Lock()
-	c.offsetState.openTxns = index
-	c.offsetState.mu.Unlock()
-}
-
 // apply replays one offset or classic group metadata record at load,
 // through replay, the function that replays every durable write; at load
 // the live classic group is what its durable record says.
 func (c *Coordinator) apply(d decoded, txn *txnProducer, now time.Time) {
-	if d.kind != keyOffsetCommit && d.kind != keyGroupMetadata {
-		return
-	}
 	g := c.group(d.group, true)
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -1,7 +1,6 @@
 package group
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -53,32 +52,6 @@ func (o *OfflinePartitions) Holds(key string) bool {
 	}
 	_, down := o.failed[PartitionFor(key, o.partitions)]
 	return down
-}
-
-// SplitLoadErrors separates the partitions that failed to load from
-// other errors, which still fail the load.
-func SplitLoadErrors(err error) (offline []*PartitionLoadError, rest error) {
-	if err == nil {
-		return nil, nil
-	}
-	var others []error
-	var walk func(error)
-	walk = func(err error) {
-		if joined, ok := err.(interface{ Unwrap() []error }); ok {
-			for _, e := range joined.Unwrap() {
-				walk(e)
-			}
-			return
-		}
-		var ple *PartitionLoadError
-		if errors.As(err, &ple) {
-			offline = append(offline, ple)
-			return
-		}
-		others = append(others, err)
-	}
-	walk(err)
-	return offline, errors.Join(others...)
 }
 
 // takeOffline records the failed partitions and drops what was read of

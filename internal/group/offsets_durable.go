@@ -14,7 +14,8 @@ import (
 // records first, as in Kafka's coordinator runtime: the operation builds
 // its records, appendWrite appends them, and the group's durable state
 // changes only when those records are replayed through replay, the
-// function Load replays the log with. The replay waits until the records
+// function a partition's load replays the log with (replayStored). The
+// replay waits until the records
 // are durable, so OffsetFetch never answers an offset that a crash right
 // after the commit loses (Kafka reads at the last committed offset of
 // its timeline), and a transaction's offsets are pending only once they
@@ -200,7 +201,7 @@ func (g *classicGroup) dropped(w *unappliedWrite) {
 
 // replay applies one durable record of __consumer_offsets (an offset
 // commit or its tombstone, a classic group's metadata) to the group's
-// durable state: the one function Load replays the log with and catchUp
+// durable state: the one function a load replays the log with and catchUp
 // replays each durable write with. An offset of a producer's
 // transactional batch (txn set) is pending until its marker.
 func (g *classicGroup) replay(d decoded, txn *txnProducer) {

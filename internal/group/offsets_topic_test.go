@@ -84,7 +84,7 @@ func TestOffsetsTopicPersistsAcrossRestart(t *testing.T) {
 	defer mgr.Close()
 	topic = NewOffsetsTopic(store, mgr, 50, 0) // the topic's real count wins
 	c2 := New(testConfig(), Options{Clock: clock, Store: topic})
-	if skipped, err := c2.Load(topic); err != nil || skipped != 0 {
+	if skipped, err := c2.LoadAll(); err != nil || skipped != 0 {
 		t.Fatalf("load: %d skipped, %v", skipped, err)
 	}
 	_, got := c2.FetchOffsets("my-group-7", nil)

@@ -1,13 +1,14 @@
 package group
 
-// UnloadPartition resigns one __consumer_offsets partition (of
-// partitions), as Kafka's coordinator does when another broker becomes
-// its leader: its groups are forgotten, members waiting in a join or a
-// sync are answered NOT_COORDINATOR, and its group ids answer
-// NOT_COORDINATOR until LoadPartition. Its records stay in the log, and
-// the other partitions' groups are untouched.
-func (c *Coordinator) UnloadPartition(partition, partitions int32) {
+// resign forgets one __consumer_offsets partition's (of partitions)
+// groups, as Kafka's coordinator does when another broker becomes its
+// leader: its group ids answer NOT_COORDINATOR until clearResigned. It
+// returns the groups for retire, which the caller runs without a shard's
+// lock. Their records stay in the log, and the other partitions' groups
+// are untouched.
+func (c *Coordinator) resign(partition, partitions int32) map[string]*classicGroup {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.unloaded == nil || c.unloadedOf != partitions {
 		c.unloaded = map[int32]bool{}
 	}
@@ -20,36 +21,36 @@ func (c *Coordinator) UnloadPartition(partition, partitions int32) {
 			delete(c.consumer.groups, id)
 		}
 	}
-	c.mu.Unlock()
-	c.logger.Info("unloaded a partition of the group coordinator", "partition", partition, "groups", len(gone))
-	c.retire(gone)
+	return gone
 }
 
-// LoadPartition replays one partition's records (r may hold others; only
-// the partition's groups are taken) with the replay Load uses, and serves
-// its groups again: members carry on with their generations and epochs,
-// without a rebalance, as after a restart.
-func (c *Coordinator) LoadPartition(partition, partitions int32, r Replayer) (skipped int, err error) {
-	owns := func(groupID string) bool { return PartitionFor(groupID, partitions) == partition }
-	skipped, err = c.load(partitionRecords{r: r, partition: partition}, owns)
+// clearResigned serves the partition's groups again, once it is loaded.
+func (c *Coordinator) clearResigned(partition, partitions int32) {
 	c.mu.Lock()
-	delete(c.unloaded, partition)
-	c.mu.Unlock()
-	c.logger.Info("loaded a partition of the group coordinator", "partition", partition, "skipped", skipped)
-	return skipped, err
+	defer c.mu.Unlock()
+	if c.unloadedOf == partitions {
+		delete(c.unloaded, partition)
+	}
 }
 
-// partitionRecords replays the records of one partition of r.
-type partitionRecords struct {
-	r         Replayer
-	partition int32
+// ReloadPartition unloads one __consumer_offsets partition and loads it
+// again from its log, as a move of its leadership away and back would:
+// its groups and offsets come back as after a restart, members carrying
+// on with their generations and epochs without a rebalance.
+func (c *Coordinator) ReloadPartition(partition int32) error {
+	o, ok := c.store.(*OffsetsTopic)
+	if !ok {
+		return errNotOffsetsTopic
+	}
+	return o.Reload(partition)
 }
 
-func (p partitionRecords) Replay(fn func(StoredRecord) error) error {
-	return p.r.Replay(func(sr StoredRecord) error {
-		if sr.Partition != p.partition {
-			return nil
-		}
-		return fn(sr)
-	})
+// LoadAll loads every partition of __consumer_offsets (the broker's
+// start).
+func (c *Coordinator) LoadAll() (skipped int, err error) {
+	o, ok := c.store.(*OffsetsTopic)
+	if !ok {
+		return 0, errNotOffsetsTopic
+	}
+	return o.LoadAll()
 }

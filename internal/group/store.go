@@ -29,6 +29,10 @@ type TxnStore interface {
 	AppendTxn(groupID string, producerID int64, producerEpoch int16, records []Record) (Durable, error)
 }
 
+// errNotOffsetsTopic: loading and unloading partitions needs the broker's
+// store.
+var errNotOffsetsTopic = errors.New("group: the offsets store is not __consumer_offsets")
+
 // errNoTxnStore: the store cannot write transactional records.
 var errNoTxnStore = errors.New("group: the offsets store cannot write transactional records")
 

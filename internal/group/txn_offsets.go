@@ -109,8 +109,8 @@ func (c *Coordinator) CommitTransactionalOffsets(req TxnCommitRequest) (*kerr.Er
 	if len(recs) == 0 {
 		return nil, errs, noWait
 	}
-	// The offsets are pending once the batch is durable, replayed as
-	// Load replays it.
+	// The offsets are pending once the batch is durable, replayed as a
+	// load replays it.
 	wait, err := g.appendWrite(recs, nil, &txnProducer{id: req.ProducerID, epoch: req.ProducerEpoch})
 	if err != nil {
 		c.logger.Warn("writing transactional offsets", "group", g.id, "producer", req.ProducerID, "err", err)

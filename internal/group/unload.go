@@ -23,6 +23,13 @@ func (c *Coordinator) Unload() {
 	c.mu.Unlock()
 	c.logger.Info("unloading every group: __consumer_offsets was deleted", "groups", len(groups))
 	go c.retire(groups)
+	if o, ok := c.store.(*OffsetsTopic); ok {
+		// The shards are bound to the deleted topic; FindCoordinator's
+		// EnsureStorage loads those of the topic created anew. Not under
+		// the metadata commit this is called in: a shard's writer may be
+		// waiting on it.
+		go o.unloadAll()
+	}
 }
 
 // retire ends groups Unload removed.

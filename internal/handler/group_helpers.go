@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -49,6 +50,13 @@ func waitDurable(ctx context.Context, wait group.Durable) int16 {
 	if err := wait(ctx); err != nil {
 		if ctx.Err() != nil {
 			return kerr.RequestTimedOut.Code
+		}
+		// A producer's batch the log fenced after it waited behind
+		// another: answered as when it is refused at once.
+		for _, fenced := range []*kerr.Error{kerr.InvalidProducerEpoch, kerr.InvalidTxnState} {
+			if errors.Is(err, fenced) {
+				return fenced.Code
+			}
 		}
 		return kerr.CoordinatorNotAvailable.Code
 	}

@@ -3,7 +3,6 @@ package node
 import (
 	"errors"
 
-	"github.com/karst-broker/karst/internal/group"
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
@@ -16,12 +15,8 @@ func (n *Node) ReloadGroupPartition(partition int32) error {
 	if groups == nil {
 		return errors.New("node: the group coordinator is not running")
 	}
-	t, ok := n.store.Image().Topic(metadata.ConsumerOffsetsTopic)
-	if !ok {
+	if _, ok := n.store.Image().Topic(metadata.ConsumerOffsetsTopic); !ok {
 		return errors.New("node: __consumer_offsets does not exist")
 	}
-	partitions := int32(len(t.Partitions))
-	groups.UnloadPartition(partition, partitions)
-	_, err := groups.LoadPartition(partition, partitions, group.NewOffsetsTopic(n.store, n.storage, partitions, 0).Partition(partition))
-	return err
+	return groups.ReloadPartition(partition)
 }

@@ -224,7 +224,7 @@ func Start(cfg Config) (n *Node, err error) {
 	groups.SetConsumerConfig(group.ConsumerConfigFrom(cfg.Settings))
 	groups.SetConsumerGroupConfigs(consumerGroupConfigs(n.store, cfg.Settings))
 	n.groups.Store(groups)
-	if skipped, err := groups.Load(offsetsTopic); err != nil {
+	if skipped, err := groups.LoadAll(); err != nil {
 		n.srv.Shutdown(context.Background())
 		return nil, fmt.Errorf("loading %s: %w", metadata.ConsumerOffsetsTopic, err)
 	} else if skipped > 0 {
