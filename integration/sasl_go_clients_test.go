@@ -28,6 +28,25 @@ func (s saramaToken) Token() (*sarama.AccessToken, error) {
 	return &sarama.AccessToken{Token: string(s)}, nil
 }
 
+// addBobAndCarol gives bob a SCRAM-SHA-256 and carol a SCRAM-SHA-512
+// credential through the PLAINTEXT listener, and returns that admin client.
+func addBobAndCarol(t *testing.T, b *tlsBroker) *kadm.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	admin := kadm.NewClient(cl)
+	if _, err := admin.AlterUserSCRAMs(testContext(t), nil, []kadm.UpsertSCRAM{
+		{User: "bob", Mechanism: kadm.ScramSha256, Iterations: 8192, Password: "bob-256"},
+		{User: "carol", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "carol-512"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return admin
+}
+
 // TestSaramaAndKafkaGoEveryMechanism: sarama logs in with PLAIN,
 // SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (an unsecured token, which
 // Kafka's default validator accepts) and kafka-go with PLAIN and both SCRAM
@@ -43,18 +62,7 @@ func TestSaramaAndKafkaGoEveryMechanism(t *testing.T) {
 		karsttest.WithConfig("listener.name.sasl_plaintext.plain.sasl.jaas.config", saslAdminJAAS),
 		karsttest.WithConfig("listener.name.sasl_ssl.plain.sasl.jaas.config", saslAdminJAAS))
 	ctx := testContext(t)
-	plainClient, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plainClient.Close()
-	admin := kadm.NewClient(plainClient)
-	if _, err := admin.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
-		{User: "bob", Mechanism: kadm.ScramSha256, Iterations: 8192, Password: "bob-256"},
-		{User: "carol", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "carol-512"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	admin := addBobAndCarol(t, b)
 	token := unsecuredToken(t, map[string]any{"sub": "olivia", "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()})
 	expired := unsecuredToken(t, map[string]any{"sub": "olivia", "iat": time.Now().Add(-2 * time.Hour).Unix(), "exp": time.Now().Add(-time.Hour).Unix()})
 
@@ -161,18 +169,7 @@ func TestFranzGoEveryMechanismOverSASLSSL(t *testing.T) {
 		karsttest.WithConfig("listeners", "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0"),
 		karsttest.WithConfig("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER"),
 		karsttest.WithConfig("listener.name.sasl_ssl.plain.sasl.jaas.config", saslAdminJAAS))
-	ctx := testContext(t)
-	plainClient, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plainClient.Close()
-	if _, err := kadm.NewClient(plainClient).AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
-		{User: "bob", Mechanism: kadm.ScramSha256, Iterations: 8192, Password: "bob-256"},
-		{User: "carol", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "carol-512"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	addBobAndCarol(t, b)
 	token := unsecuredToken(t, map[string]any{"sub": "olivia", "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()})
 	for name, m := range map[string]sasl.Mechanism{
 		"plain":         plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism(),
