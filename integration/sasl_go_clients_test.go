@@ -12,6 +12,10 @@ import (
 	segscram "github.com/segmentio/kafka-go/sasl/scram"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/oauth"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	franzscram "github.com/twmb/franz-go/pkg/sasl/scram"
 	"github.com/xdg-go/scram"
 
 	"github.com/karst-broker/karst/karsttest"
@@ -22,6 +26,25 @@ type saramaToken string
 
 func (s saramaToken) Token() (*sarama.AccessToken, error) {
 	return &sarama.AccessToken{Token: string(s)}, nil
+}
+
+// addBobAndCarol gives bob a SCRAM-SHA-256 and carol a SCRAM-SHA-512
+// credential through the PLAINTEXT listener, and returns that admin client.
+func addBobAndCarol(t *testing.T, b *tlsBroker) *kadm.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	admin := kadm.NewClient(cl)
+	if _, err := admin.AlterUserSCRAMs(testContext(t), nil, []kadm.UpsertSCRAM{
+		{User: "bob", Mechanism: kadm.ScramSha256, Iterations: 8192, Password: "bob-256"},
+		{User: "carol", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "carol-512"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return admin
 }
 
 // TestSaramaAndKafkaGoEveryMechanism: sarama logs in with PLAIN,
@@ -39,18 +62,7 @@ func TestSaramaAndKafkaGoEveryMechanism(t *testing.T) {
 		karsttest.WithConfig("listener.name.sasl_plaintext.plain.sasl.jaas.config", saslAdminJAAS),
 		karsttest.WithConfig("listener.name.sasl_ssl.plain.sasl.jaas.config", saslAdminJAAS))
 	ctx := testContext(t)
-	plainClient, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plainClient.Close()
-	admin := kadm.NewClient(plainClient)
-	if _, err := admin.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
-		{User: "bob", Mechanism: kadm.ScramSha256, Iterations: 8192, Password: "bob-256"},
-		{User: "carol", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "carol-512"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	admin := addBobAndCarol(t, b)
 	token := unsecuredToken(t, map[string]any{"sub": "olivia", "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()})
 	expired := unsecuredToken(t, map[string]any{"sub": "olivia", "iat": time.Now().Add(-2 * time.Hour).Unix(), "exp": time.Now().Add(-time.Hour).Unix()})
 
@@ -147,4 +159,27 @@ func TestSaramaAndKafkaGoEveryMechanism(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFranzGoEveryMechanismOverSASLSSL: franz-go logs in with PLAIN,
+// SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER over SASL_SSL and
+// round-trips a record with each.
+func TestFranzGoEveryMechanismOverSASLSSL(t *testing.T) {
+	b := startTLSBroker(t, "none",
+		karsttest.WithConfig("listeners", "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0"),
+		karsttest.WithConfig("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER"),
+		karsttest.WithConfig("listener.name.sasl_ssl.plain.sasl.jaas.config", saslAdminJAAS))
+	addBobAndCarol(t, b)
+	token := unsecuredToken(t, map[string]any{"sub": "olivia", "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()})
+	for name, m := range map[string]sasl.Mechanism{
+		"plain":         plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism(),
+		"scram-sha-256": franzscram.Auth{User: "bob", Pass: "bob-256"}.AsSha256Mechanism(),
+		"scram-sha-512": franzscram.Auth{User: "carol", Pass: "carol-512"}.AsSha512Mechanism(),
+		"oauthbearer":   oauth.Auth{Token: token}.AsMechanism(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cl := saslClient(t, b.ListenerAddr("SASL_SSL"), m, kgo.DialTLSConfig(b.clientTLS(false)))
+			produceAndReadBack(t, cl, "franz-go-sasl-ssl-"+name)
+		})
+	}
 }

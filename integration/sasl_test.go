@@ -291,10 +291,16 @@ func TestSASLReauthentication(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // until a second has passed
 	}
+	failed, reFailed := b.AuthenticationsFailed(), b.ReauthenticationsFailed()
 	changed := c.roundTrip(t, authenticateRequest(1, "\x00admin\x00admin-secret")).(*kmsg.SASLAuthenticateResponse)
 	if changed.ErrorCode != kerr.SaslAuthenticationFailed.Code || changed.ErrorMessage == nil ||
 		*changed.ErrorMessage != "Cannot change principals during re-authentication from User.alice: User.admin" {
 		t.Fatalf("re-authenticating as another user: %+v", changed)
+	}
+	// Kafka counts it as failed-reauthentication, not failed-authentication.
+	if b.ReauthenticationsFailed() != reFailed+1 || b.AuthenticationsFailed() != failed {
+		t.Fatalf("re-authentication failures %d (was %d), authentication failures %d (was %d)",
+			b.ReauthenticationsFailed(), reFailed, b.AuthenticationsFailed(), failed)
 	}
 	c.wantClosed(t)
 

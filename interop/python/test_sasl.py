@@ -1,9 +1,12 @@
-"""confluent-kafka, kafka-python and kcat (librdkafka) authenticating with SASL PLAIN, SCRAM-SHA-256
-and SCRAM-SHA-512 over SASL_PLAINTEXT and SASL_SSL, against a Karst this module starts itself with
+"""confluent-kafka, kafka-python and kcat (librdkafka) authenticating with SASL PLAIN, SCRAM-SHA-256,
+SCRAM-SHA-512 and OAUTHBEARER (an unsecured JWT, which Kafka's default validator accepts: librdkafka's
+own, and one this module makes for kafka-python) over SASL_PLAINTEXT and SASL_SSL, against a Karst this module starts itself with
 both listeners (a PEM key store made with openssl). PLAIN users come from the listeners' JAAS
 configs; the SCRAM users are created by confluent-kafka's AlterUserScramCredentials. A wrong
 password is refused with the client seeing an authentication failure. KARST_BIN names the binary;
 else it is built from ../../cmd/karst."""
+import base64
+import json
 import os
 import re
 import shutil
@@ -17,14 +20,17 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KTopicPartition
+from kafka.net.sasl.oauth import AbstractTokenProvider
 
 from karst_process import free_port, karst, make_ca, pem_keystore, signed
 
 PROTOCOLS = ["SASL_PLAINTEXT", "SASL_SSL"]
 MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+# The mechanisms clients log in with; a wrong password is tried for MECHANISMS only.
+LOGINS = MECHANISMS + ["OAUTHBEARER"]
 # Each mechanism its own user, so a test passes only with the credential of that mechanism.
 USERS = {"PLAIN": ("alice", "alice-secret"), "SCRAM-SHA-256": ("bob", "bob-256-secret"),
-         "SCRAM-SHA-512": ("carol", "carol-512-secret")}
+         "SCRAM-SHA-512": ("carol", "carol-512-secret"), "OAUTHBEARER": ("olivia", "")}
 PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
               'user_admin="admin-secret" user_alice="alice-secret";')
 
@@ -36,7 +42,7 @@ def sasl_broker():
     keystore = pem_keystore(d, *signed(d, "broker", "/CN=broker", "subjectAltName=IP:127.0.0.1"))
     ports = {p: free_port() for p in PROTOCOLS}
     props = (f"listeners=SASL_PLAINTEXT://127.0.0.1:{ports['SASL_PLAINTEXT']},SASL_SSL://127.0.0.1:{ports['SASL_SSL']}\n"
-             "sasl.enabled.mechanisms=" + ",".join(MECHANISMS) + "\n"
+             "sasl.enabled.mechanisms=" + ",".join(LOGINS) + "\n"
              f"listener.name.sasl_plaintext.plain.sasl.jaas.config={PLAIN_JAAS}\n"
              f"listener.name.sasl_ssl.plain.sasl.jaas.config={PLAIN_JAAS}\n"
              f"ssl.keystore.type=PEM\nssl.keystore.location={keystore}\n")
@@ -50,9 +56,25 @@ def sasl_broker():
         yield b
 
 
+class _UnsecuredToken(AbstractTokenProvider):
+    """An unsecured JWS (alg none) for a principal, valid for an hour."""
+    def __init__(self, sub):
+        super().__init__()
+        self.sub = sub
+
+    def token(self):
+        def part(v):
+            return base64.urlsafe_b64encode(json.dumps(v).encode()).rstrip(b"=").decode()
+        now = int(time.time())
+        return f"{part({'alg': 'none'})}.{part({'sub': self.sub, 'iat': now, 'exp': now + 3600})}."
+
+
 def _librdkafka(b, protocol, mechanism, user, password):
     conf = {"bootstrap.servers": f"127.0.0.1:{b['ports'][protocol]}", "security.protocol": protocol,
             "sasl.mechanisms": mechanism, "sasl.username": user, "sasl.password": password}
+    if mechanism == "OAUTHBEARER":
+        del conf["sasl.username"], conf["sasl.password"]
+        conf.update({"enable.sasl.oauthbearer.unsecure.jwt": "true", "sasl.oauthbearer.config": f"principal={user}"})
     if protocol == "SASL_SSL":
         conf["ssl.ca.location"] = b["ca"]
     return conf
@@ -62,6 +84,9 @@ def _kafka_python(b, protocol, mechanism, user, password):
     conf = {"bootstrap_servers": f"127.0.0.1:{b['ports'][protocol]}", "security_protocol": protocol,
             "sasl_mechanism": mechanism, "sasl_plain_username": user, "sasl_plain_password": password,
             "request_timeout_ms": 30000}
+    if mechanism == "OAUTHBEARER":
+        del conf["sasl_plain_username"], conf["sasl_plain_password"]
+        conf["sasl_oauth_token_provider"] = _UnsecuredToken(user)
     if protocol == "SASL_SSL":
         conf["ssl_cafile"] = b["ca"]
     return conf
@@ -85,10 +110,11 @@ def _kcat_librdkafka():
 
 both = pytest.mark.parametrize("protocol", PROTOCOLS)
 every = pytest.mark.parametrize("mechanism", MECHANISMS)
+every_login = pytest.mark.parametrize("mechanism", LOGINS)
 
 
 @both
-@every
+@every_login
 def test_confluent_kafka(sasl_broker, protocol, mechanism):
     conf = _librdkafka(sasl_broker, protocol, mechanism, *USERS[mechanism])
     topic = f"py-sasl-confluent-{protocol}-{mechanism}-{time.time_ns()}"
@@ -110,7 +136,7 @@ def test_confluent_kafka(sasl_broker, protocol, mechanism):
 
 
 @both
-@every
+@every_login
 def test_kafka_python(sasl_broker, protocol, mechanism):
     conf = _kafka_python(sasl_broker, protocol, mechanism, *USERS[mechanism])
     topic = f"py-sasl-kafkapy-{protocol}-{mechanism}-{time.time_ns()}"
@@ -132,7 +158,7 @@ def test_kafka_python(sasl_broker, protocol, mechanism):
 
 @pytest.mark.skipif(shutil.which("kcat") is None, reason="kcat is installed by interop/run")
 @both
-@every
+@every_login
 def test_kcat(sasl_broker, protocol, mechanism):
     topic = f"py-sasl-kcat-{protocol}-{mechanism}-{time.time_ns()}"
     creds = (sasl_broker, protocol, mechanism, *USERS[mechanism])

@@ -10,7 +10,8 @@
 # wrong passwords and an unknown mechanism are refused with Kafka's errors; after a restart alice
 # still authenticates (her credential is in __cluster_metadata). A second listener, SASL_SSL (a PEM
 # key store openssl makes here; the clients trust its CA through a PEM trust store), enables
-# OAUTHBEARER beside PLAIN and SCRAM: the Java client logs in there with SCRAM-SHA-512 and with
+# OAUTHBEARER beside PLAIN and SCRAM: the Java client logs in there with PLAIN, SCRAM-SHA-256,
+# SCRAM-SHA-512 and with
 # OAuthBearerLoginModule's unsecured token (Kafka's development login), and is refused for a broker
 # certificate it does not trust.
 # Needs java and the jars of ../kafka (fetch.sh). Prints PASS/FAIL per check and
@@ -64,11 +65,12 @@ controller.listener.names=CONTROLLER
 inter.broker.listener.name=SASL_PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL
 sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
-listener.name.sasl_ssl.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512,OAUTHBEARER
+listener.name.sasl_ssl.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER
 sasl.mechanism.inter.broker.protocol=PLAIN
 listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";
 listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;
 ssl.keystore.type=PEM
 ssl.keystore.location=$WORK/certs/broker.pem
@@ -98,6 +100,8 @@ ssl_config() {
     "$2" "$3" "$WORK/certs/${4:-ca}.pem" > "$WORK/$1"
 }
 ssl_config bob512-ssl.properties SCRAM-SHA-512 'org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" password="bob-secret";'
+ssl_config admin-ssl.properties PLAIN 'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret";'
+ssl_config bob256-ssl.properties SCRAM-SHA-256 'org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" password="bob-256";'
 ssl_config oauth-ssl.properties OAUTHBEARER 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="olivia";'
 ssl_config untrusted-ssl.properties SCRAM-SHA-512 'org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" password="bob-secret";' other-ca
 
@@ -158,7 +162,12 @@ wrong_scram_password_refused() { refused alice-wrong.properties "Authentication 
 wrong_plain_password_refused() { refused plain-wrong.properties "Authentication failed: Invalid username or password"; }
 unknown_mechanism_refused() { refused oauthbearer.properties "Client SASL mechanism 'OAUTHBEARER' not enabled in the server, enabled mechanisms are \[PLAIN, SCRAM-SHA-256, SCRAM-SHA-512\]"; }
 
-sasl_ssl_scram() { tool kafka-topics --bootstrap-server "127.0.0.1:$SSL_PORT" --command-config "$WORK/bob512-ssl.properties" --list; }
+sasl_ssl_plain_and_scram() {
+  local f
+  for f in admin-ssl bob256-ssl bob512-ssl; do
+    tool kafka-topics --bootstrap-server "127.0.0.1:$SSL_PORT" --command-config "$WORK/$f.properties" --list || return 1
+  done
+}
 sasl_ssl_oauthbearer_round_trip() {
   local cfg="$WORK/oauth-ssl.properties" ssl="127.0.0.1:$SSL_PORT"
   tool kafka-topics --bootstrap-server "$ssl" --command-config "$cfg" --create --topic sasl-oauth --partitions 1 || return 1
@@ -190,7 +199,7 @@ if check format_with_add_scram format_with_scram && start_karst; then
   check wrong_scram_password_refused wrong_scram_password_refused
   check wrong_plain_password_refused wrong_plain_password_refused
   check unknown_mechanism_refused unknown_mechanism_refused
-  check sasl_ssl_scram sasl_ssl_scram
+  check sasl_ssl_plain_and_scram sasl_ssl_plain_and_scram
   check sasl_ssl_oauthbearer_round_trip sasl_ssl_oauthbearer_round_trip
   check sasl_ssl_untrusted_broker_refused sasl_ssl_untrusted_broker_refused
   check alice_after_restart alice_after_restart
