@@ -314,7 +314,7 @@ func commitRetrying(ctx context.Context, adm *kadm.Client, group string, offs ka
 
 // activeBase is the base offset of the newest segment of topic's
 // partition 0 in dir.
-func activeBase(t *testing.T, dir, topic string) int64 {
+func activeBase(t testing.TB, dir, topic string) int64 {
 	t.Helper()
 	names, err := filepath.Glob(filepath.Join(dir, topic+"-0", "*.log"))
 	if err != nil || len(names) == 0 {
@@ -326,7 +326,7 @@ func activeBase(t *testing.T, dir, topic string) int64 {
 }
 
 // partitionReader is a client consuming partition 0 of topic from its start.
-func partitionReader(t *testing.T, addr, topic string) *kgo.Client {
+func partitionReader(t testing.TB, addr, topic string) *kgo.Client {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
 		topic: {0: kgo.NewOffset().AtStart()}}))
@@ -338,7 +338,7 @@ func partitionReader(t *testing.T, addr, topic string) *kgo.Client {
 
 // readKeysBelow reads partition 0 of topic from its start up to offset
 // end (read_uncommitted: control batches are not returned).
-func readKeysBelow(t *testing.T, ctx context.Context, addr, topic string, end int64) []*kgo.Record {
+func readKeysBelow(t testing.TB, ctx context.Context, addr, topic string, end int64) []*kgo.Record {
 	t.Helper()
 	cl := partitionReader(t, addr, topic)
 	defer cl.Close()

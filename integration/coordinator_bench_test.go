@@ -139,7 +139,7 @@ func startBenchTarget(b *testing.B, dir string) benchTarget {
 	return t
 }
 
-func createBenchCommitTopic(b *testing.B, ctx context.Context, cl *kgo.Client, partitions int32) {
+func createBenchCommitTopic(b testing.TB, ctx context.Context, cl *kgo.Client, partitions int32) {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	t := kmsg.NewCreateTopicsRequestTopic()
 	t.Topic = benchCommitTopic

@@ -128,8 +128,12 @@ type CleanerSettings struct {
 
 // CleanStats is what one cleaning pass did (Kafka's CleanerStats).
 type CleanStats struct {
-	EndOffset         int64 // the new first dirty offset: the pass cleaned below it
+	EndOffset int64 // the new first dirty offset: the pass cleaned below it
+	// BytesRead and MessagesRead are what the copy read (Kafka's
+	// CleanerStats.bytesRead, the denominator of cleaner-recopy-percent);
+	// MapBytesRead is what building the offset map read (mapBytesRead).
 	BytesRead         int64
+	MapBytesRead      int64
 	BytesWritten      int64
 	MessagesRead      int64
 	MessagesRetained  int64
@@ -312,7 +316,7 @@ func (l *Log) buildOffsetMap(ctx context.Context, v *cleanerView, c Cleanable, m
 			if err := throttle(ctx, set, len(b)); err != nil {
 				return err
 			}
-			stats.BytesRead += int64(len(b))
+			stats.MapBytesRead += int64(len(b))
 			if b.IsControl() {
 				txns.onControlBatch(b)
 			} else if !txns.onDataBatch(b) {

@@ -258,7 +258,7 @@ func (c *Cleaner) cleanFilthiest(ctx context.Context, thread int) bool {
 		return true
 	}
 	c.m.logger.Info("cleaned log", "partition", p.TopicPartition.String(), "firstDirty", section.FirstDirty,
-		"cleanedTo", stats.EndOffset, "readBytes", stats.BytesRead, "writtenBytes", stats.BytesWritten,
+		"cleanedTo", stats.EndOffset, "readBytes", stats.BytesRead, "mapReadBytes", stats.MapBytesRead, "writtenBytes", stats.BytesWritten,
 		"messagesRead", stats.MessagesRead, "messagesRetained", stats.MessagesRetained, "elapsed", stats.Elapsed)
 	c.mu.Lock()
 	if c.checkpoints[p.Dir] == nil {

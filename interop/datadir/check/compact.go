@@ -555,3 +555,70 @@ func head(ls []string) []string {
 	}
 	return ls
 }
+
+// benchTopic is the topic of compact-bench, the input of
+// scripts/bench/cleaner-vs-kafka.sh.
+const benchTopic = "cleaner-bench"
+
+// compactBench writes n records of valueBytes over keys keys (uncompressed
+// batches) to a new compacted one-partition topic behind a transaction
+// held open from its first offset, so that nothing is cleaned until the
+// whole input is in: committing it then starts one pass over all of it,
+// which the caller times from the moment this command returns.
+func compactBench(ctx context.Context, bootstrap string, n, keys, valueBytes int) error {
+	admin, err := compactClient(bootstrap)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	resp, err := kadm.NewClient(admin).CreateTopic(ctx, 1, 1, ptrs(map[string]string{
+		"cleanup.policy": "compact", "segment.bytes": "16777216", "min.cleanable.dirty.ratio": "0.01"}), benchTopic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", benchTopic, err)
+	}
+	hold, err := compactClient(bootstrap, kgo.TransactionalID("cleaner-bench-hold"), kgo.TransactionTimeout(10*time.Minute))
+	if err != nil {
+		return err
+	}
+	defer hold.Close()
+	if err := hold.BeginTransaction(); err != nil {
+		return err
+	}
+	if err := hold.ProduceSync(ctx, &kgo.Record{Topic: benchTopic, Key: []byte("hold"), Value: []byte("hold")}).FirstErr(); err != nil {
+		return err
+	}
+	cl, err := kgo.NewClient(clientOpts(bootstrap, kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(50_000))...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	value := make([]byte, valueBytes)
+	for i := range value {
+		value[i] = byte('a' + i%26)
+	}
+	errs := make(chan error, 1)
+	for i := 0; i < n; i++ {
+		cl.Produce(ctx, &kgo.Record{Topic: benchTopic, Key: []byte(fmt.Sprintf("key-%07d", i%keys)), Value: value},
+			func(_ *kgo.Record, err error) {
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			})
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return err
+	}
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	return hold.EndTransaction(ctx, kgo.TryCommit)
+}

@@ -7,6 +7,7 @@
 //	check verify  -bootstrap HOST:PORT -manifest FILE -name SCENARIO [-out FILE] [-broker KIND]
 //	check compact-produce -bootstrap HOST:PORT -phase N -records FILE -dir LOGDIR
 //	check compact-wait -dir LOGDIR
+//	check compact-bench -bootstrap HOST:PORT -records-count N -keys K -value-bytes S
 //	check compact-dump -bootstrap HOST:PORT -dir LOGDIR -records FILE -dump FILE -name SCENARIO
 //
 // produce also records the broker's ListOffsets answers (earliest, latest,
@@ -48,6 +49,9 @@ func main() {
 	records := fs.String("records", "compact-records.json", "compact-*: the records the compaction input placed")
 	dir := fs.String("dir", "", "compact-*: the broker's log dir")
 	dump := fs.String("dump", "compact-dump.txt", "compact-dump: where the served records go")
+	benchRecords := fs.Int("records-count", 500_000, "compact-bench: records to write")
+	benchKeys := fs.Int("keys", 10_000, "compact-bench: distinct keys")
+	benchValue := fs.Int("value-bytes", 200, "compact-bench: bytes of each value")
 	_ = fs.Parse(os.Args[2:])
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -90,6 +94,11 @@ func main() {
 	case "compact-wait":
 		if err := compactWait(ctx, *dir); err != nil {
 			fmt.Fprintln(os.Stderr, "compact-wait:", err)
+			os.Exit(1)
+		}
+	case "compact-bench":
+		if err := compactBench(ctx, *bootstrap, *benchRecords, *benchKeys, *benchValue); err != nil {
+			fmt.Fprintln(os.Stderr, "compact-bench:", err)
 			os.Exit(1)
 		}
 	case "compact-dump":

@@ -48,7 +48,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * changelog is a compacted topic, and the counts written to an output topic, with
  * processing.guarantee=exactly_once_v2. The application is then closed, its local state wiped,
  * more input written and the application started again: its store is restored from the
- * changelog, and the final counts must be exact. Prints "interop-streams: N passed, M failed".
+ * changelog, and the final counts must be exact. With INTEROP_STREAMS_RESTART_CMD (restart.sh sets
+ * it), the broker is then restarted by that command while the application runs and more input
+ * arrives, and the counts must again be exact. Prints "interop-streams: N passed, M failed".
  */
 public final class WordCountSuite {
     private static final String[] VOCABULARY = {
@@ -111,6 +113,10 @@ public final class WordCountSuite {
                 }
                 return null;
             });
+            String restartCmd = System.getenv("INTEROP_STREAMS_RESTART_CMD");
+            if (restartCmd != null && !restartCmd.isEmpty()) {
+                restartMidInput(restartCmd, input, output, expected, seen);
+            }
             second.close(Duration.ofSeconds(30));
             second.cleanUp();
         }
@@ -144,13 +150,72 @@ public final class WordCountSuite {
         return cfg.get("cleanup.policy").value();
     }
 
+    /**
+     * The broker restarts while the application runs and input arrives: 300 more lines are
+     * written one every 10 ms, and after the 100th the restart command (which stops the broker
+     * and starts it again on the same directory and port) runs. The producer and the running
+     * application ride over the outage; the counts must be exact at the end.
+     */
+    private static void restartMidInput(String restartCmd, String input, String output, Map<String, Long> expected,
+                                        Map<String, List<Long>> seen) throws Exception {
+        Map<String, Long> more = new TreeMap<>();
+        AtomicLong sent = new AtomicLong();
+        List<Exception> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread producing = new Thread(() -> {
+            try {
+                produceLines(input, 3, 300, more, sent, 10);
+            } catch (Exception e) {
+                errors.add(e);
+            }
+        });
+        producing.start();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (sent.get() < 100 && producing.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        check("broker restarted mid-input", () -> {
+            Process proc = new ProcessBuilder("sh", "-c", restartCmd).inheritIO().start();
+            if (!proc.waitFor(120, TimeUnit.SECONDS)) {
+                proc.destroyForcibly();
+                return "the restart command did not end within 120 s";
+            }
+            return proc.exitValue() == 0 ? null : "the restart command exited " + proc.exitValue();
+        });
+        producing.join(WAIT.toMillis());
+        check("input written across the restart", () -> !errors.isEmpty() ? errors.get(0).toString()
+            : producing.isAlive() ? "still writing after " + WAIT.toSeconds() + " s" : null);
+        more.forEach((w, n) -> expected.merge(w, n, Long::sum));
+        check("counts exact after the broker restarted mid-input", () -> awaitCounts(output, expected, seen));
+        check("committed counts only grow across the broker restart", () -> {
+            for (Map.Entry<String, List<Long>> e : seen.entrySet()) {
+                List<Long> counts = e.getValue();
+                for (int i = 1; i < counts.size(); i++) {
+                    if (counts.get(i) <= counts.get(i - 1)) {
+                        return e.getKey() + ": counts read " + counts;
+                    }
+                }
+            }
+            return null;
+        });
+    }
+
     /** Writes n lines of five words (seeded), adding their words to expected. */
     private static void produceLines(String topic, long seed, int n, Map<String, Long> expected) throws Exception {
+        produceLines(topic, seed, n, expected, new AtomicLong(), 0);
+    }
+
+    /**
+     * produceLines, counting the lines sent in sent and pausing pauseMs after each; a send the
+     * producer gave up on fails the call.
+     */
+    private static void produceLines(String topic, long seed, int n, Map<String, Long> expected, AtomicLong sent,
+                                     long pauseMs) throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         Random rnd = new Random(seed);
+        List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             for (int i = 0; i < n; i++) {
                 StringBuilder line = new StringBuilder();
@@ -159,9 +224,16 @@ public final class WordCountSuite {
                     expected.merge(word, 1L, Long::sum);
                     line.append(w == 0 ? "" : " ").append(word);
                 }
-                producer.send(new ProducerRecord<>(topic, null, line.toString()));
+                futures.add(producer.send(new ProducerRecord<>(topic, null, line.toString())));
+                sent.incrementAndGet();
+                if (pauseMs > 0) {
+                    Thread.sleep(pauseMs);
+                }
             }
             producer.flush();
+            for (java.util.concurrent.Future<?> f : futures) {
+                f.get();
+            }
         }
     }
 
