@@ -405,6 +405,18 @@ func TestConsoleLoginInHeadlessChromium(t *testing.T) {
 		t.Errorf("sizes note %q, want the broker's CLUSTER_AUTHORIZATION_FAILED", got)
 	}
 
+	// The other pages load for her too: what she may not describe is
+	// left out, not an error.
+	s.open("/")
+	s.open("/groups")
+	s.open("/topics/orders")
+	if got := s.text("#configs-refused"); !strings.Contains(got, "TOPIC_AUTHORIZATION_FAILED") {
+		t.Errorf("orders' configs note %q, want the broker's TOPIC_AUTHORIZATION_FAILED (alice has no DESCRIBE_CONFIGS)", got)
+	}
+	if n := value(s, "count partitions", chromedp.Evaluate[int](`document.querySelectorAll("#partitions tbody tr").length`)); n != 1 {
+		t.Errorf("orders shows %d partitions to alice, want 1", n)
+	}
+
 	secret := "/topics/secret/messages?partition=0"
 	s.run("open secret", chromedp.Navigate(s.base+secret), chromedp.WaitVisible(chromedp.ID("error")))
 	if got := s.text("#error"); !strings.HasPrefix(got, "TOPIC_AUTHORIZATION_FAILED") {
