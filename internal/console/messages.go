@@ -36,11 +36,14 @@ type browseData struct {
 	Partitions []int32
 	Query      browseQuery
 	Start, End int64 // the partition's log start and end offsets
-	From       int64 // where reading began
-	Scanned    int
-	Stopped    string // why a key search stopped short, if it did
-	Records    []shownRecord
-	Formats    []string
+	// Listed says Start and End were read: a page refused before them
+	// (a topic the user may not describe) shows no offsets or records.
+	Listed  bool
+	From    int64 // where reading began
+	Scanned int
+	Stopped string // why a key search stopped short, if it did
+	Records []shownRecord
+	Formats []string
 }
 
 func parseBrowseQuery(r *http.Request) (browseQuery, error) {
@@ -117,7 +120,7 @@ func (s *Server) browse(ctx context.Context, k *kafka, d *browseData) error {
 	if err := errors.Join(st.Err, en.Err); err != nil {
 		return err
 	}
-	d.Start, d.End = st.Offset, en.Offset
+	d.Start, d.End, d.Listed = st.Offset, en.Offset, true
 	switch {
 	case q.Offset != "":
 		if d.From, err = strconv.ParseInt(q.Offset, 10, 64); err != nil || d.From < 0 {

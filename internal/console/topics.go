@@ -100,6 +100,7 @@ type topicData struct {
 	Partitions []partitionRow
 	Configs    []configRow
 	SizesErr   string
+	ConfigsErr string // the broker's refusal of the configs, if it refused
 }
 
 type partitionRow struct {
@@ -153,12 +154,16 @@ func (s *Server) topic(ctx context.Context, k *kafka, r *http.Request, p *page) 
 		d.Partitions = append(d.Partitions, row)
 	}
 	configs, err := k.admin.DescribeTopicConfigs(ctx, name)
-	if err != nil {
-		return err
-	}
-	rc, err := configs.On(name, nil)
+	var rc kadm.ResourceConfig
 	if err == nil {
-		err = rc.Err
+		if rc, err = configs.On(name, nil); err == nil {
+			err = rc.Err
+		}
+	}
+	if errors.Is(err, kerr.TopicAuthorizationFailed) {
+		// Configs need DESCRIBE_CONFIGS, which a user who may read the
+		// topic often lacks; the partitions above are still theirs.
+		d.ConfigsErr, err = err.Error(), nil
 	}
 	for _, c := range rc.Configs {
 		row := configRow{Name: c.Key, Source: c.Source.String(), Sensitive: c.Sensitive, Default: c.Source.String() == "DEFAULT_CONFIG"}
