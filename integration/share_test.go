@@ -439,3 +439,92 @@ func TestShareSIGKILLKeepsAnsweredAcknowledgements(t *testing.T) {
 		}
 	}
 }
+
+// TestShareGroupStateAPIs: the share coordinator's APIs over
+// __share_group_state, and the state ShareAcknowledge left there.
+func TestShareGroupStateAPIs(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-state", 1, 5)
+	if got := acquired(t, h.fetch("m1", 0, 5*time.Second)); !sameStrings(got, []string{"0-4:1"}) {
+		t.Fatalf("acquired %v", got)
+	}
+	if codes := ackCodes(h.ack("m1", 1, ackBatch(0, 1, ackAccept), ackBatch(3, 3, ackReject))); fmt.Sprint(codes) != "[0]" {
+		t.Fatalf("acknowledge: %v", codes)
+	}
+	read := func(group string, topicID [16]byte) kmsg.ReadShareGroupStateResponseTopicPartition {
+		t.Helper()
+		req := kmsg.NewPtrReadShareGroupStateRequest()
+		req.GroupID = group
+		rt := kmsg.NewReadShareGroupStateRequestTopic()
+		rt.TopicID = topicID
+		rp := kmsg.NewReadShareGroupStateRequestTopicPartition()
+		rp.LeaderEpoch = -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, h.broker())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Topics[0].Partitions[0]
+	}
+	p := read(h.group, h.id)
+	if p.ErrorCode != 0 || p.StartOffset != 2 || len(p.StateBatches) != 1 || p.StateBatches[0].FirstOffset != 3 ||
+		p.StateBatches[0].LastOffset != 3 || p.StateBatches[0].DeliveryState != 4 || p.StateBatches[0].DeliveryCount != 1 {
+		t.Fatalf("ReadShareGroupState after the acknowledgements: %+v", p)
+	}
+	other := [16]byte{7}
+	if p := read("other", other); p.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+		t.Fatalf("reading a share-partition with no state: %v", kerr.ErrorForCode(p.ErrorCode))
+	}
+	init := kmsg.NewPtrInitializeShareGroupStateRequest()
+	init.GroupID = "other"
+	it := kmsg.NewInitializeShareGroupStateRequestTopic()
+	it.TopicID = other
+	ip := kmsg.NewInitializeShareGroupStateRequestTopicPartition()
+	ip.StateEpoch, ip.StartOffset = 3, 100
+	it.Partitions = append(it.Partitions, ip)
+	init.Topics = append(init.Topics, it)
+	if resp, err := init.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("InitializeShareGroupState: %+v %v", resp, err)
+	}
+	write := kmsg.NewPtrWriteShareGroupStateRequest()
+	write.GroupID = "other"
+	wt := kmsg.NewWriteShareGroupStateRequestTopic()
+	wt.TopicID = other
+	wp := kmsg.NewWriteShareGroupStateRequestTopicPartition()
+	wp.StateEpoch, wp.LeaderEpoch, wp.StartOffset = 2, 0, 105
+	wt.Partitions = append(wt.Partitions, wp)
+	write.Topics = append(write.Topics, wt)
+	if resp, err := write.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].ErrorCode != kerr.FencedStateEpoch.Code {
+		t.Fatalf("WriteShareGroupState with a stale state epoch: %+v %v", resp, err)
+	}
+	write.Topics[0].Partitions[0].StateEpoch = 3
+	if resp, err := write.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("WriteShareGroupState: %+v %v", resp, err)
+	}
+	summary := kmsg.NewPtrReadShareGroupStateSummaryRequest()
+	summary.GroupID = "other"
+	st := kmsg.NewReadShareGroupStateSummaryRequestTopic()
+	st.TopicID = other
+	sp := kmsg.NewReadShareGroupStateSummaryRequestTopicPartition()
+	sp.LeaderEpoch = -1
+	st.Partitions = append(st.Partitions, sp)
+	summary.Topics = append(summary.Topics, st)
+	if resp, err := summary.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].StartOffset != 105 || resp.Topics[0].Partitions[0].StateEpoch != 3 {
+		t.Fatalf("ReadShareGroupStateSummary: %+v %v", resp, err)
+	}
+	del := kmsg.NewPtrDeleteShareGroupStateRequest()
+	del.GroupID = "other"
+	dt := kmsg.NewDeleteShareGroupStateRequestTopic()
+	dt.TopicID = other
+	dt.Partitions = append(dt.Partitions, kmsg.NewDeleteShareGroupStateRequestTopicPartition())
+	del.Topics = append(del.Topics, dt)
+	if resp, err := del.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("DeleteShareGroupState: %+v %v", resp, err)
+	}
+	if p := read("other", other); p.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+		t.Fatalf("reading a deleted share-partition: %v", kerr.ErrorForCode(p.ErrorCode))
+	}
+}
