@@ -41,22 +41,28 @@ func newShareHarness(t *testing.T, ctx context.Context, addr, topic string, part
 	h := &shareHarness{t: t, ctx: ctx, cl: cl, group: "share-" + topic, topic: topic, id: created.ID}
 	// The share group reads from the start: share.auto.offset.reset is
 	// latest unless the group says otherwise.
+	h.setGroupConfig("share.auto.offset.reset", "earliest")
+	h.produce(0, records)
+	return h
+}
+
+// setGroupConfig sets one of the share group's GROUP configs.
+func (h *shareHarness) setGroupConfig(name, value string) {
+	h.t.Helper()
 	alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()
 	res.ResourceType, res.ResourceName = kmsg.ConfigResourceType(32), h.group
 	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-	cfg.Name, cfg.Value = "share.auto.offset.reset", kmsg.StringPtr("earliest")
+	cfg.Name, cfg.Value = name, kmsg.StringPtr(value)
 	res.Configs = append(res.Configs, cfg)
 	alter.Resources = append(alter.Resources, res)
-	alterResp, err := alter.RequestWith(ctx, cl)
+	resp, err := alter.RequestWith(h.ctx, h.cl)
 	if err != nil {
-		t.Fatal(err)
+		h.t.Fatal(err)
 	}
-	if code := alterResp.Resources[0].ErrorCode; code != 0 {
-		t.Fatalf("setting share.auto.offset.reset: %v", kerr.ErrorForCode(code))
+	if code := resp.Resources[0].ErrorCode; code != 0 {
+		h.t.Fatalf("setting %s: %v", name, kerr.ErrorForCode(code))
 	}
-	h.produce(0, records)
-	return h
 }
 
 func (h *shareHarness) produce(from, n int) {
@@ -526,5 +532,53 @@ func TestShareGroupStateAPIs(t *testing.T) {
 	}
 	if p := read("other", other); p.ErrorCode != kerr.UnknownTopicOrPartition.Code {
 		t.Fatalf("reading a deleted share-partition: %v", kerr.ErrorForCode(p.ErrorCode))
+	}
+}
+
+// TestShareReadCommitted: a share group with share.isolation.level
+// read_committed is given committed records only, never past the last
+// stable offset; aborted ones (and the markers) are archived unseen.
+func TestShareReadCommitted(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-txn", 1, 2) // offsets 0-1
+	h.setGroupConfig("share.isolation.level", "read_committed")
+	txn, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DefaultProduceTopic(h.topic), kgo.TransactionalID("share-txn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txn.Close()
+	transaction := func(values []string, commit kgo.TransactionEndTry) {
+		t.Helper()
+		if err := txn.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range values {
+			if err := txn.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: []byte(v)}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := txn.EndTransaction(ctx, commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	transaction([]string{"aborted-2", "aborted-3"}, kgo.TryAbort)      // 2-3, marker 4
+	transaction([]string{"committed-5", "committed-6"}, kgo.TryCommit) // 5-6, marker 7
+	// An open transaction holds the last stable offset at 8.
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: []byte("open-8")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if got := acquired(t, h.fetch("m1", 0, time.Second)); !sameStrings(got, []string{"0-1:1", "5-6:1"}) {
+		t.Fatalf("read_committed acquired %v", got)
+	}
+	if err := txn.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	if got := acquired(t, h.fetch("m1", 1, 5*time.Second)); !sameStrings(got, []string{"8-8:1"}) {
+		t.Fatalf("after the commit acquired %v", got)
 	}
 }
