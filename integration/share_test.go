@@ -18,7 +18,7 @@ import (
 // against one broker, as a share consumer does once its group
 // coordinator has assigned it the partition.
 type shareHarness struct {
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	cl    *kgo.Client
 	group string
@@ -26,7 +26,7 @@ type shareHarness struct {
 	id    [16]byte
 }
 
-func newShareHarness(t *testing.T, ctx context.Context, addr, topic string, partitions int32, records int) *shareHarness {
+func newShareHarness(t testing.TB, ctx context.Context, addr, topic string, partitions int32, records int) *shareHarness {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(topic))
 	if err != nil {
