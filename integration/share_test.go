@@ -582,3 +582,57 @@ func TestShareReadCommitted(t *testing.T) {
 		t.Fatalf("after the commit acquired %v", got)
 	}
 }
+
+// TestShareFetchV2Modes: v2's record-limit acquire mode takes exactly
+// MaxRecords, BatchSize splits the acquired ranges, and a ShareFetch with
+// Renew acknowledgements (KIP-1222) renews without acquiring (the lock's
+// restart is tested with a manual clock in internal/share).
+func TestShareFetchV2Modes(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-v2", 1, 10)
+	fetch := func(member string, epoch, maxRecords, batchSize int32, mode int8, renew bool, acks ...kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) *kmsg.ShareFetchResponse {
+		t.Helper()
+		req := kmsg.NewPtrShareFetchRequest()
+		req.Version = 2
+		req.GroupID, req.MemberID, req.ShareSessionEpoch = &h.group, &member, epoch
+		req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.MaxRecords, req.BatchSize = 2000, 1, 1<<20, maxRecords, batchSize
+		req.ShareAcquireMode, req.IsRenewAck = mode, renew
+		rt := kmsg.NewShareFetchRequestTopic()
+		rt.TopicID = h.id
+		p := kmsg.NewShareFetchRequestTopicPartition()
+		p.AcknowledgementBatches = acks
+		rt.Partitions = append(rt.Partitions, p)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, h.broker())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	// The ten records were produced as one batch: record-limit takes
+	// exactly 3, batch-optimized the rest of the batch whole.
+	if got := acquired(t, fetch("strict", 0, 3, 500, 1, false)); !sameStrings(got, []string{"0-2:1"}) {
+		t.Fatalf("record-limit acquired %v", got)
+	}
+	if got := acquired(t, fetch("batch", 0, 3, 2, 0, false)); !sameStrings(got, []string{"3-4:1", "5-6:1", "7-8:1", "9-9:1"}) {
+		t.Fatalf("batch-optimized with BatchSize 2 acquired %v", got)
+	}
+	renew := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
+	renew.FirstOffset, renew.LastOffset, renew.AcknowledgeTypes = 0, 2, []int8{4}
+	// Renew without IsRenewAck is a malformed acknowledgement.
+	if code := fetch("strict", 1, 3, 500, 1, false, renew).Topics[0].Partitions[0].AcknowledgeErrorCode; code != kerr.InvalidRequest.Code {
+		t.Fatalf("renew without IsRenewAck: %v", kerr.ErrorForCode(code))
+	}
+	resp := fetch("strict", 2, 3, 500, 1, true, renew)
+	if code := resp.Topics[0].Partitions[0].AcknowledgeErrorCode; code != 0 {
+		t.Fatalf("renew: %v", kerr.ErrorForCode(code))
+	}
+	if got := acquired(t, resp); len(got) != 0 {
+		t.Fatalf("a renewing ShareFetch acquired %v", got)
+	}
+	if codes := ackCodes(h.ack("strict", 3, ackBatch(0, 2, ackAccept))); fmt.Sprint(codes) != "[0]" {
+		t.Fatalf("accepting the renewed records: %v", codes)
+	}
+}
