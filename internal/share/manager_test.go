@@ -15,7 +15,9 @@ func TestManagerReleaseMember(t *testing.T) {
 	clock := coordinator.NewManualClock(time.Unix(1_700_000_000, 0))
 	c := NewCoordinator(CoordinatorOptions{Partitions: 3, Clock: clock})
 	m := NewManager(c, clock, 0, nil)
-	cfg := func() Config { return Config{RecordLockDuration: time.Minute, DeliveryCountLimit: 5, MaxRecordLocks: 100} }
+	cfg := func() Config {
+		return Config{RecordLockDuration: time.Minute, DeliveryCountLimit: 5, MaxRecordLocks: 100}
+	}
 	zero := func() (int64, error) { return 0, nil }
 	var parts []*Partition
 	for _, k := range []Key{{"g", [16]byte{1}, 0}, {"g", [16]byte{2}, 3}, {"other", [16]byte{1}, 0}} {
@@ -58,7 +60,9 @@ func TestManagerLoadFailure(t *testing.T) {
 	p := &failingPersister{err: errors.New("unavailable")}
 	m := NewManager(p, coordinator.NewManualClock(time.Unix(0, 0)), 0, nil)
 	k := Key{"g", [16]byte{1}, 0}
-	cfg := func() Config { return Config{RecordLockDuration: time.Minute, DeliveryCountLimit: 5, MaxRecordLocks: 100} }
+	cfg := func() Config {
+		return Config{RecordLockDuration: time.Minute, DeliveryCountLimit: 5, MaxRecordLocks: 100}
+	}
 	if _, err := m.Partition(k, cfg, func() (int64, error) { return 0, nil }); err == nil {
 		t.Fatal("loaded over a failing persister")
 	}
