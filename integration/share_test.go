@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/karst-broker/karst/karsttest"
 )
@@ -24,6 +25,8 @@ type shareHarness struct {
 	group string
 	topic string
 	id    [16]byte
+	// onFetch, when set, sees every ShareFetch response.
+	onFetch func(*kmsg.ShareFetchResponse)
 }
 
 func newShareHarness(t testing.TB, ctx context.Context, addr, topic string, partitions int32, records int) *shareHarness {
@@ -84,6 +87,9 @@ func (h *shareHarness) fetch(member string, epoch int32, wait time.Duration, ack
 	resp, err := h.fetchAsync(member, epoch, wait, acks...)()
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if h.onFetch != nil {
+		h.onFetch(resp)
 	}
 	return resp
 }
@@ -634,5 +640,38 @@ func TestShareFetchV2Modes(t *testing.T) {
 	}
 	if codes := ackCodes(h.ack("strict", 3, ackBatch(0, 2, ackAccept))); fmt.Sprint(codes) != "[0]" {
 		t.Fatalf("accepting the renewed records: %v", codes)
+	}
+}
+
+// TestShareFetchV1: a client that speaks ShareFetch and ShareAcknowledge
+// v1 (Kafka 4.1's share consumer) is served the same.
+func TestShareFetchV1(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-v1", 1, 4)
+	versions := kversion.Stable()
+	versions.SetMaxKeyVersion(78, 1)
+	versions.SetMaxKeyVersion(79, 1)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.MaxVersions(versions))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	h.cl = cl
+	var v1 int16 = -1
+	h.onFetch = func(resp *kmsg.ShareFetchResponse) { v1 = resp.Version }
+	if got := acquired(t, h.fetch("m1", 0, 5*time.Second)); !sameStrings(got, []string{"0-3:1"}) {
+		t.Fatalf("v1 acquired %v", got)
+	}
+	if v1 != 1 {
+		t.Fatalf("answered at version %d", v1)
+	}
+	resp := h.ack("m1", 1, ackBatch(0, 1, ackAccept), ackBatch(2, 3, ackRelease))
+	if resp.Version != 1 || fmt.Sprint(ackCodes(resp)) != "[0]" {
+		t.Fatalf("v1 acknowledge: version %d, %v", resp.Version, ackCodes(resp))
+	}
+	if got := acquired(t, h.fetch("m1", 2, 5*time.Second)); !sameStrings(got, []string{"2-3:2"}) {
+		t.Fatalf("v1 after the release acquired %v", got)
 	}
 }
