@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/karst-broker/karst/karsttest"
 )
@@ -18,15 +19,17 @@ import (
 // against one broker, as a share consumer does once its group
 // coordinator has assigned it the partition.
 type shareHarness struct {
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	cl    *kgo.Client
 	group string
 	topic string
 	id    [16]byte
+	// onFetch, when set, sees every ShareFetch response.
+	onFetch func(*kmsg.ShareFetchResponse)
 }
 
-func newShareHarness(t *testing.T, ctx context.Context, addr, topic string, partitions int32, records int) *shareHarness {
+func newShareHarness(t testing.TB, ctx context.Context, addr, topic string, partitions int32, records int) *shareHarness {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(topic))
 	if err != nil {
@@ -41,22 +44,28 @@ func newShareHarness(t *testing.T, ctx context.Context, addr, topic string, part
 	h := &shareHarness{t: t, ctx: ctx, cl: cl, group: "share-" + topic, topic: topic, id: created.ID}
 	// The share group reads from the start: share.auto.offset.reset is
 	// latest unless the group says otherwise.
+	h.setGroupConfig("share.auto.offset.reset", "earliest")
+	h.produce(0, records)
+	return h
+}
+
+// setGroupConfig sets one of the share group's GROUP configs.
+func (h *shareHarness) setGroupConfig(name, value string) {
+	h.t.Helper()
 	alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()
 	res.ResourceType, res.ResourceName = kmsg.ConfigResourceType(32), h.group
 	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-	cfg.Name, cfg.Value = "share.auto.offset.reset", kmsg.StringPtr("earliest")
+	cfg.Name, cfg.Value = name, kmsg.StringPtr(value)
 	res.Configs = append(res.Configs, cfg)
 	alter.Resources = append(alter.Resources, res)
-	alterResp, err := alter.RequestWith(ctx, cl)
+	resp, err := alter.RequestWith(h.ctx, h.cl)
 	if err != nil {
-		t.Fatal(err)
+		h.t.Fatal(err)
 	}
-	if code := alterResp.Resources[0].ErrorCode; code != 0 {
-		t.Fatalf("setting share.auto.offset.reset: %v", kerr.ErrorForCode(code))
+	if code := resp.Resources[0].ErrorCode; code != 0 {
+		h.t.Fatalf("setting %s: %v", name, kerr.ErrorForCode(code))
 	}
-	h.produce(0, records)
-	return h
 }
 
 func (h *shareHarness) produce(from, n int) {
@@ -78,6 +87,9 @@ func (h *shareHarness) fetch(member string, epoch int32, wait time.Duration, ack
 	resp, err := h.fetchAsync(member, epoch, wait, acks...)()
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if h.onFetch != nil {
+		h.onFetch(resp)
 	}
 	return resp
 }
@@ -437,5 +449,229 @@ func TestShareSIGKILLKeepsAnsweredAcknowledgements(t *testing.T) {
 		if accepted[o] != 1 {
 			t.Errorf("offset %d accepted %d times", o, accepted[o])
 		}
+	}
+}
+
+// TestShareGroupStateAPIs: the share coordinator's APIs over
+// __share_group_state, and the state ShareAcknowledge left there.
+func TestShareGroupStateAPIs(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-state", 1, 5)
+	if got := acquired(t, h.fetch("m1", 0, 5*time.Second)); !sameStrings(got, []string{"0-4:1"}) {
+		t.Fatalf("acquired %v", got)
+	}
+	if codes := ackCodes(h.ack("m1", 1, ackBatch(0, 1, ackAccept), ackBatch(3, 3, ackReject))); fmt.Sprint(codes) != "[0]" {
+		t.Fatalf("acknowledge: %v", codes)
+	}
+	read := func(group string, topicID [16]byte) kmsg.ReadShareGroupStateResponseTopicPartition {
+		t.Helper()
+		req := kmsg.NewPtrReadShareGroupStateRequest()
+		req.GroupID = group
+		rt := kmsg.NewReadShareGroupStateRequestTopic()
+		rt.TopicID = topicID
+		rp := kmsg.NewReadShareGroupStateRequestTopicPartition()
+		rp.LeaderEpoch = -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, h.broker())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Topics[0].Partitions[0]
+	}
+	p := read(h.group, h.id)
+	if p.ErrorCode != 0 || p.StartOffset != 2 || len(p.StateBatches) != 1 || p.StateBatches[0].FirstOffset != 3 ||
+		p.StateBatches[0].LastOffset != 3 || p.StateBatches[0].DeliveryState != 4 || p.StateBatches[0].DeliveryCount != 1 {
+		t.Fatalf("ReadShareGroupState after the acknowledgements: %+v", p)
+	}
+	other := [16]byte{7}
+	if p := read("other", other); p.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+		t.Fatalf("reading a share-partition with no state: %v", kerr.ErrorForCode(p.ErrorCode))
+	}
+	init := kmsg.NewPtrInitializeShareGroupStateRequest()
+	init.GroupID = "other"
+	it := kmsg.NewInitializeShareGroupStateRequestTopic()
+	it.TopicID = other
+	ip := kmsg.NewInitializeShareGroupStateRequestTopicPartition()
+	ip.StateEpoch, ip.StartOffset = 3, 100
+	it.Partitions = append(it.Partitions, ip)
+	init.Topics = append(init.Topics, it)
+	if resp, err := init.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("InitializeShareGroupState: %+v %v", resp, err)
+	}
+	write := kmsg.NewPtrWriteShareGroupStateRequest()
+	write.GroupID = "other"
+	wt := kmsg.NewWriteShareGroupStateRequestTopic()
+	wt.TopicID = other
+	wp := kmsg.NewWriteShareGroupStateRequestTopicPartition()
+	wp.StateEpoch, wp.LeaderEpoch, wp.StartOffset = 2, 0, 105
+	wt.Partitions = append(wt.Partitions, wp)
+	write.Topics = append(write.Topics, wt)
+	if resp, err := write.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].ErrorCode != kerr.FencedStateEpoch.Code {
+		t.Fatalf("WriteShareGroupState with a stale state epoch: %+v %v", resp, err)
+	}
+	write.Topics[0].Partitions[0].StateEpoch = 3
+	if resp, err := write.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("WriteShareGroupState: %+v %v", resp, err)
+	}
+	summary := kmsg.NewPtrReadShareGroupStateSummaryRequest()
+	summary.GroupID = "other"
+	st := kmsg.NewReadShareGroupStateSummaryRequestTopic()
+	st.TopicID = other
+	sp := kmsg.NewReadShareGroupStateSummaryRequestTopicPartition()
+	sp.LeaderEpoch = -1
+	st.Partitions = append(st.Partitions, sp)
+	summary.Topics = append(summary.Topics, st)
+	if resp, err := summary.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].StartOffset != 105 || resp.Topics[0].Partitions[0].StateEpoch != 3 {
+		t.Fatalf("ReadShareGroupStateSummary: %+v %v", resp, err)
+	}
+	del := kmsg.NewPtrDeleteShareGroupStateRequest()
+	del.GroupID = "other"
+	dt := kmsg.NewDeleteShareGroupStateRequestTopic()
+	dt.TopicID = other
+	dt.Partitions = append(dt.Partitions, kmsg.NewDeleteShareGroupStateRequestTopicPartition())
+	del.Topics = append(del.Topics, dt)
+	if resp, err := del.RequestWith(ctx, h.broker()); err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("DeleteShareGroupState: %+v %v", resp, err)
+	}
+	if p := read("other", other); p.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+		t.Fatalf("reading a deleted share-partition: %v", kerr.ErrorForCode(p.ErrorCode))
+	}
+}
+
+// TestShareReadCommitted: a share group with share.isolation.level
+// read_committed is given committed records only, never past the last
+// stable offset; aborted ones (and the markers) are archived unseen.
+func TestShareReadCommitted(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-txn", 1, 2) // offsets 0-1
+	h.setGroupConfig("share.isolation.level", "read_committed")
+	txn, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DefaultProduceTopic(h.topic), kgo.TransactionalID("share-txn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txn.Close()
+	transaction := func(values []string, commit kgo.TransactionEndTry) {
+		t.Helper()
+		if err := txn.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range values {
+			if err := txn.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: []byte(v)}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := txn.EndTransaction(ctx, commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	transaction([]string{"aborted-2", "aborted-3"}, kgo.TryAbort)      // 2-3, marker 4
+	transaction([]string{"committed-5", "committed-6"}, kgo.TryCommit) // 5-6, marker 7
+	// An open transaction holds the last stable offset at 8.
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: []byte("open-8")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if got := acquired(t, h.fetch("m1", 0, time.Second)); !sameStrings(got, []string{"0-1:1", "5-6:1"}) {
+		t.Fatalf("read_committed acquired %v", got)
+	}
+	if err := txn.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	if got := acquired(t, h.fetch("m1", 1, 5*time.Second)); !sameStrings(got, []string{"8-8:1"}) {
+		t.Fatalf("after the commit acquired %v", got)
+	}
+}
+
+// TestShareFetchV2Modes: v2's record-limit acquire mode takes exactly
+// MaxRecords, BatchSize splits the acquired ranges, and a ShareFetch with
+// Renew acknowledgements (KIP-1222) renews without acquiring (the lock's
+// restart is tested with a manual clock in internal/share).
+func TestShareFetchV2Modes(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-v2", 1, 10)
+	fetch := func(member string, epoch, maxRecords, batchSize int32, mode int8, renew bool, acks ...kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) *kmsg.ShareFetchResponse {
+		t.Helper()
+		req := kmsg.NewPtrShareFetchRequest()
+		req.Version = 2
+		req.GroupID, req.MemberID, req.ShareSessionEpoch = &h.group, &member, epoch
+		req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.MaxRecords, req.BatchSize = 2000, 1, 1<<20, maxRecords, batchSize
+		req.ShareAcquireMode, req.IsRenewAck = mode, renew
+		rt := kmsg.NewShareFetchRequestTopic()
+		rt.TopicID = h.id
+		p := kmsg.NewShareFetchRequestTopicPartition()
+		p.AcknowledgementBatches = acks
+		rt.Partitions = append(rt.Partitions, p)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, h.broker())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	// The ten records were produced as one batch: record-limit takes
+	// exactly 3, batch-optimized the rest of the batch whole.
+	if got := acquired(t, fetch("strict", 0, 3, 500, 1, false)); !sameStrings(got, []string{"0-2:1"}) {
+		t.Fatalf("record-limit acquired %v", got)
+	}
+	if got := acquired(t, fetch("batch", 0, 3, 2, 0, false)); !sameStrings(got, []string{"3-4:1", "5-6:1", "7-8:1", "9-9:1"}) {
+		t.Fatalf("batch-optimized with BatchSize 2 acquired %v", got)
+	}
+	renew := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
+	renew.FirstOffset, renew.LastOffset, renew.AcknowledgeTypes = 0, 2, []int8{4}
+	// Renew without IsRenewAck is a malformed acknowledgement.
+	if code := fetch("strict", 1, 3, 500, 1, false, renew).Topics[0].Partitions[0].AcknowledgeErrorCode; code != kerr.InvalidRequest.Code {
+		t.Fatalf("renew without IsRenewAck: %v", kerr.ErrorForCode(code))
+	}
+	resp := fetch("strict", 2, 3, 500, 1, true, renew)
+	if code := resp.Topics[0].Partitions[0].AcknowledgeErrorCode; code != 0 {
+		t.Fatalf("renew: %v", kerr.ErrorForCode(code))
+	}
+	if got := acquired(t, resp); len(got) != 0 {
+		t.Fatalf("a renewing ShareFetch acquired %v", got)
+	}
+	if codes := ackCodes(h.ack("strict", 3, ackBatch(0, 2, ackAccept))); fmt.Sprint(codes) != "[0]" {
+		t.Fatalf("accepting the renewed records: %v", codes)
+	}
+}
+
+// TestShareFetchV1: a client that speaks ShareFetch and ShareAcknowledge
+// v1 (Kafka 4.1's share consumer) is served the same.
+func TestShareFetchV1(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-v1", 1, 4)
+	versions := kversion.Stable()
+	versions.SetMaxKeyVersion(78, 1)
+	versions.SetMaxKeyVersion(79, 1)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.MaxVersions(versions))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	h.cl = cl
+	var v1 int16 = -1
+	h.onFetch = func(resp *kmsg.ShareFetchResponse) { v1 = resp.Version }
+	if got := acquired(t, h.fetch("m1", 0, 5*time.Second)); !sameStrings(got, []string{"0-3:1"}) {
+		t.Fatalf("v1 acquired %v", got)
+	}
+	if v1 != 1 {
+		t.Fatalf("answered at version %d", v1)
+	}
+	resp := h.ack("m1", 1, ackBatch(0, 1, ackAccept), ackBatch(2, 3, ackRelease))
+	if resp.Version != 1 || fmt.Sprint(ackCodes(resp)) != "[0]" {
+		t.Fatalf("v1 acknowledge: version %d, %v", resp.Version, ackCodes(resp))
+	}
+	if got := acquired(t, h.fetch("m1", 2, 5*time.Second)); !sameStrings(got, []string{"2-3:2"}) {
+		t.Fatalf("v1 after the release acquired %v", got)
 	}
 }

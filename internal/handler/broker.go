@@ -59,6 +59,10 @@ type Options struct {
 	// Shares are the share-partitions and share sessions of ShareFetch
 	// and ShareAcknowledge; nil answers them UNSUPPORTED_VERSION.
 	Shares *share.Manager
+	// ShareState is the share coordinator over __share_group_state that
+	// Shares persist through, for the share-state APIs (83-87); nil
+	// answers them COORDINATOR_NOT_AVAILABLE.
+	ShareState *share.Coordinator
 	// Txns is the transaction coordinator; nil answers transactional
 	// APIs with COORDINATOR_NOT_AVAILABLE.
 	Txns *txn.Coordinator

@@ -135,6 +135,8 @@ func shareErrorCode(err error) int16 {
 		return kerr.InvalidRequest.Code
 	case errors.Is(err, share.ErrFencedStateEpoch):
 		return kerr.FencedStateEpoch.Code
+	case errors.Is(err, share.ErrFencedLeaderEpoch):
+		return kerr.FencedLeaderEpoch.Code
 	case errors.Is(err, share.ErrSessionNotFound):
 		return kerr.ShareSessionNotFound.Code
 	case errors.Is(err, share.ErrSessionEpoch):

@@ -262,6 +262,7 @@ func Start(cfg Config) (n *Node, err error) {
 		LogDir:           cfg.DataDir,
 		Groups:           groups,
 		Shares:           shares,
+		ShareState:       shareState,
 		Settings:         cfg.Settings,
 		LogConfigs:       n.logConfigs,
 		Metrics:          n.metrics,

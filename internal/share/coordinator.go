@@ -134,19 +134,33 @@ func (c *Coordinator) shardOf(k Key) (int32, error) {
 
 // ReadState returns k's state, StartOffset -1 when it has none.
 func (c *Coordinator) ReadState(k Key) (State, error) {
+	st, ok, err := c.Lookup(k)
+	if err == nil && !ok {
+		st = State{StartOffset: -1, LeaderEpoch: -1}
+	}
+	return st, err
+}
+
+// Lookup returns k's state and whether it has one.
+func (c *Coordinator) Lookup(k Key) (State, bool, error) {
 	p, err := c.shardOf(k)
 	if err != nil {
-		return State{}, err
+		return State{}, false, err
 	}
-	return coordinator.Read(c.rt, p, func(s *stateShard) (State, error) {
+	type found struct {
+		st State
+		ok bool
+	}
+	f, err := coordinator.Read(c.rt, p, func(s *stateShard) (found, error) {
 		e, ok := s.states[k]
 		if !ok {
-			return State{StartOffset: -1, LeaderEpoch: -1}, nil
+			return found{}, nil
 		}
 		st := e.state
 		st.Batches = append([]StateBatch(nil), st.Batches...)
-		return st, nil
+		return found{st, true}, nil
 	})
+	return f.st, f.ok, err
 }
 
 // WriteState makes u durable: a ShareUpdate record, or a ShareSnapshot of
@@ -164,6 +178,9 @@ func (c *Coordinator) WriteStateEpoch(k Key, stateEpoch int32, u Update) error {
 		e, ok := s.states[k]
 		if ok && stateEpoch >= 0 && stateEpoch < e.state.StateEpoch {
 			return nil, ErrFencedStateEpoch
+		}
+		if ok && u.LeaderEpoch >= 0 && u.LeaderEpoch < e.state.LeaderEpoch {
+			return nil, ErrFencedLeaderEpoch
 		}
 		if !ok || e.updates >= s.every {
 			base := State{StartOffset: -1}
@@ -197,8 +214,12 @@ func (c *Coordinator) write(k Key, op func(s *stateShard, now int64) ([]coordina
 	return err
 }
 
-// ErrFencedStateEpoch is Kafka's FENCED_STATE_EPOCH.
-var ErrFencedStateEpoch = errors.New("share: the state epoch is stale")
+// ErrFencedStateEpoch is Kafka's FENCED_STATE_EPOCH, ErrFencedLeaderEpoch
+// its FENCED_LEADER_EPOCH.
+var (
+	ErrFencedStateEpoch  = errors.New("share: the state epoch is stale")
+	ErrFencedLeaderEpoch = errors.New("share: the leader epoch is stale")
+)
 
 // Initialize writes k's state anew (InitializeShareGroupState): a
 // snapshot with stateEpoch and startOffset and no batches. A state epoch

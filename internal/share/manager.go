@@ -100,16 +100,3 @@ func (m *Manager) ReleaseMember(group, member string) error {
 	}
 	return errors.Join(errs...)
 }
-
-// Forget drops the share-partitions of a topic that no longer exists, or
-// of every topic when topicID is zero, from memory (their durable state
-// stays until DeleteShareGroupState).
-func (m *Manager) Forget(topicID [16]byte) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for k := range m.parts {
-		if topicID == ([16]byte{}) || k.TopicID == topicID {
-			delete(m.parts, k)
-		}
-	}
-}
