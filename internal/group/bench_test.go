@@ -1,10 +1,13 @@
 package group
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
 // BenchmarkLoadPartition replays a partition of 1,000,000 offset commits
@@ -41,7 +44,24 @@ func BenchmarkLoadPartition(b *testing.B) {
 // partition at a time concurrently, with a store that is durable at once
 // (what the coordinator itself costs, not the fsync).
 func BenchmarkCommitOffsets(b *testing.B) {
-	c := New(testConfig(), Options{Clock: &fakeClock{now: time.Unix(1_700_000_000, 0)}, Store: discardStore{}})
+	benchmarkCommitOffsets(b, New(testConfig(), Options{Clock: &fakeClock{now: time.Unix(1_700_000_000, 0)}, Store: discardStore{}}), false)
+}
+
+// BenchmarkCommitOffsetsRuntime is BenchmarkCommitOffsets through the
+// coordinator runtime's writer to one __consumer_offsets partition in
+// memory, durable at once, each member waiting for its commit: what the
+// runtime adds, without the fsync.
+func BenchmarkCommitOffsetsRuntime(b *testing.B) {
+	logs := memoryOffsets{MemoryLogs: coordinator.NewMemoryLogs(), partitions: 1}
+	c := New(testConfig(), Options{Clock: &fakeClock{now: time.Unix(1_700_000_000, 0)}, Store: NewOffsetsStore(logs)})
+	if _, err := c.LoadAll(); err != nil {
+		b.Fatal(err)
+	}
+	benchmarkCommitOffsets(b, c, true)
+	b.ReportMetric(float64(logs.Partition(0).Batches()), "appends")
+}
+
+func benchmarkCommitOffsets(b *testing.B, c *Coordinator, wait bool) {
 	const members = 100
 	var wg sync.WaitGroup
 	per := b.N/members + 1
@@ -52,7 +72,13 @@ func BenchmarkCommitOffsets(b *testing.B) {
 			defer wg.Done()
 			id := fmt.Sprintf("member-group-%d", m)
 			for i := range per {
-				c.CommitOffsets(commit(id, "", -1, int64(i)))
+				_, _, durable := c.CommitOffsets(commit(id, "", -1, int64(i)))
+				if wait {
+					if err := durable(context.Background()); err != nil {
+						b.Error(err)
+						return
+					}
+				}
 			}
 		}()
 	}

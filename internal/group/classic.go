@@ -3,6 +3,7 @@ package group
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -13,6 +14,10 @@ import (
 type classicGroup struct {
 	c  *Coordinator
 	mu sync.Mutex
+	// resigned is set once the group's partition was unloaded (or its
+	// topic deleted): what a request still holding it writes must not
+	// land in the partition loaded since, whose groups are others.
+	resigned atomic.Bool
 
 	id         string
 	state      State

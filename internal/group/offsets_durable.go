@@ -96,9 +96,9 @@ func (g *classicGroup) appendWrite(recs []Record, ids TopicIDs, txn *txnProducer
 	var wait Durable
 	var err error
 	if txn != nil {
-		wait, err = g.c.appendTxn(g.id, txn.id, txn.epoch, recs)
+		wait, err = g.c.appendTxn(g, txn.id, txn.epoch, recs)
 	} else {
-		wait, err = g.c.append(g.id, recs)
+		wait, err = g.c.append(g, recs)
 	}
 	if err != nil || len(recs) == 0 {
 		return wait, err

@@ -93,31 +93,33 @@ func (o *OffsetsTopic) Ensure() error {
 	return nil
 }
 
-// Append writes records to the group's partition; they join the
-// partition's next batch.
+// Append writes records to the group's partition (Store); they join the
+// partition's next batch. The coordinator's own writes go through submit,
+// with their group, and so do its transactional batches (TxnOffsetCommit),
+// which the log refuses with ErrInvalidProducerEpoch when the producer's
+// epoch is older than the last it saw in the partition.
 func (o *OffsetsTopic) Append(groupID string, recs []Record) (Durable, error) {
-	return o.submit(groupID, recs, nil)
+	return o.submit(&classicGroup{id: groupID}, recs, nil)
 }
 
-// AppendTxn writes a producer's transactional records to the group's
-// partition as one transactional batch (TxnStore). The log refuses it
-// with ErrInvalidProducerEpoch when the producer's epoch is older than
-// the last it saw in the partition.
-func (o *OffsetsTopic) AppendTxn(groupID string, producerID int64, producerEpoch int16, recs []Record) (Durable, error) {
-	return o.submit(groupID, recs, &coordinator.Producer{ID: producerID, Epoch: producerEpoch})
-}
+// errResigned: the group's partition was unloaded since the request found
+// the group.
+var errResigned = errors.New("group: the group's partition was unloaded")
 
-func (o *OffsetsTopic) submit(groupID string, recs []Record, producer *coordinator.Producer) (Durable, error) {
+func (o *OffsetsTopic) submit(g *classicGroup, recs []Record, producer *coordinator.Producer) (Durable, error) {
+	groupID := g.id
 	rt := o.runtime()
 	if rt == nil {
 		return nil, errors.New("group: __consumer_offsets is not attached to a coordinator")
 	}
 	n := o.logs.Partitions()
-	if n == 0 || !rt.Loaded(PartitionFor(groupID, n)) && rt.Failed(PartitionFor(groupID, n)) == nil {
+	if n == 0 {
 		// The first write creates the topic, as Kafka's first
-		// FindCoordinator does; a partition not loaded then is a new
-		// one, empty, whose load touches no group (the caller holds its
-		// group's lock).
+		// FindCoordinator does, and loads its partitions, new and empty:
+		// their load touches no group (the caller holds its group's
+		// lock). A partition of a topic that exists is loaded at start
+		// or by EnsureStorage, never here: its replay may take the
+		// caller's group's lock.
 		if err := o.Ensure(); err != nil {
 			return nil, fmt.Errorf("group: %w", err)
 		}
@@ -125,6 +127,13 @@ func (o *OffsetsTopic) submit(groupID string, recs []Record, producer *coordinat
 	}
 	p := PartitionFor(groupID, n)
 	done, _, err := coordinator.Submit(rt, p, func(*offsetsShard) (coordinator.Result[struct{}], error) {
+		// Checked under the shard's lock: a group resigned by the unload
+		// of this partition's shard before it was loaded again is not
+		// written to the new one; one resigned by this shard's unload
+		// later is, and that unload's next load replays it.
+		if g.resigned.Load() {
+			return coordinator.Result[struct{}]{}, errResigned
+		}
 		return coordinator.Result[struct{}]{Records: recs, Producer: producer}, nil
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package group
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -116,4 +117,31 @@ func TestRuntimeReloadKeepsGroupsAndOffsets(t *testing.T) {
 	}
 	wantOffsets(t, c, "g", 5)
 	wantOffsets(t, c, other, 9)
+}
+
+// TestRuntimeResignedGroupDoesNotWrite: a request still holding a group
+// whose partition was unloaded and loaded again does not write to the
+// partition loaded since (its group is another object, which would never
+// see the record), whatever it found before the reload.
+func TestRuntimeResignedGroupDoesNotWrite(t *testing.T) {
+	c, logs := newRuntimeCoordinator(t, 1)
+	_, _, wait := c.CommitOffsets(commit("g", "", -1, 5))
+	if err := wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	held := c.group("g", false)
+	if err := c.ReloadPartition(0); err != nil {
+		t.Fatal(err)
+	}
+	before := logs.Partition(0).Batches()
+	held.mu.Lock()
+	_, err := held.appendRecords([]Record{{Key: offsetCommitKey("g", TopicPartition{Topic: "t"}), Value: offsetCommitValue(CommittedOffset{Offset: 9})}})
+	held.mu.Unlock()
+	if !errors.Is(err, errResigned) {
+		t.Fatalf("a resigned group's write: %v, want errResigned", err)
+	}
+	if n := logs.Partition(0).Batches(); n != before {
+		t.Fatalf("%d appends after the resigned group's write, want %d", n, before)
+	}
+	wantOffsets(t, c, "g", 5)
 }

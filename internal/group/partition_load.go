@@ -16,6 +16,7 @@ func (c *Coordinator) resign(partition, partitions int32) map[string]*classicGro
 	gone := map[string]*classicGroup{}
 	for id, g := range c.groups {
 		if PartitionFor(id, partitions) == partition {
+			g.resigned.Store(true)
 			gone[id] = g
 			delete(c.groups, id)
 			delete(c.consumer.groups, id)

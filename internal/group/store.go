@@ -40,23 +40,29 @@ func noWait(context.Context) error { return nil }
 
 // appendTxn writes a producer's transactional records, if there is a
 // store.
-func (c *Coordinator) appendTxn(groupID string, producerID int64, producerEpoch int16, recs []Record) (Durable, error) {
+func (c *Coordinator) appendTxn(g *classicGroup, producerID int64, producerEpoch int16, recs []Record) (Durable, error) {
 	if c.store == nil || len(recs) == 0 {
 		return noWait, nil
+	}
+	if o, ok := c.store.(*OffsetsTopic); ok {
+		return o.submit(g, recs, &coordinator.Producer{ID: producerID, Epoch: producerEpoch})
 	}
 	ts, ok := c.store.(TxnStore)
 	if !ok {
 		return nil, errNoTxnStore
 	}
-	return ts.AppendTxn(groupID, producerID, producerEpoch, recs)
+	return ts.AppendTxn(g.id, producerID, producerEpoch, recs)
 }
 
 // append writes records through the store, if there is one.
-func (c *Coordinator) append(groupID string, recs []Record) (Durable, error) {
+func (c *Coordinator) append(g *classicGroup, recs []Record) (Durable, error) {
 	if c.store == nil || len(recs) == 0 {
 		return noWait, nil
 	}
-	return c.store.Append(groupID, recs)
+	if o, ok := c.store.(*OffsetsTopic); ok {
+		return o.submit(g, recs, nil)
+	}
+	return c.store.Append(g.id, recs)
 }
 
 // EnsureStorage prepares the store (creates __consumer_offsets), when it

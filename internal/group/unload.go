@@ -16,6 +16,9 @@ import "github.com/twmb/franz-go/pkg/kerr"
 func (c *Coordinator) Unload() {
 	c.mu.Lock()
 	groups := c.groups
+	for _, g := range groups {
+		g.resigned.Store(true)
+	}
 	c.groups = map[string]*classicGroup{}
 	c.consumer.groups = nil
 	c.offline = nil // the partitions that failed to load are gone too

@@ -271,23 +271,28 @@ func (b *Broker) verifyTransaction(ctx context.Context, version int16, req *kmsg
 			err = per[i]
 		}
 		if err != nil {
-			out[tp] = txnVerification{err: produceVerificationError(err)}
+			out[tp] = txnVerification{err: produceVerificationError(err, version)}
 		}
 	}
 	return out
 }
 
 // produceVerificationError is what Produce answers for a partition the
-// coordinator did not verify, as Kafka's ReplicaManager: a fenced producer
-// is INVALID_PRODUCER_EPOCH, a partition not in the transaction
-// INVALID_TXN_STATE, and a coordinator that is busy or cannot answer
-// NOT_ENOUGH_REPLICAS, which every client retries without refreshing its
-// metadata.
-func produceVerificationError(err error) error {
+// coordinator did not verify, as Kafka's ReplicaManager with its
+// AddPartitionsToTxnManager: a fenced producer is INVALID_PRODUCER_EPOCH;
+// a partition not in the transaction TRANSACTION_ABORTABLE from v11
+// (KIP-890: the producer aborts and carries on), INVALID_TXN_STATE for
+// the clients before, which do not know it; and a coordinator that is
+// busy or cannot answer NOT_ENOUGH_REPLICAS, which every client retries
+// without refreshing its metadata.
+func produceVerificationError(err error, version int16) error {
 	switch {
 	case errors.Is(err, kerr.ProducerFenced):
 		return kerr.InvalidProducerEpoch
 	case errors.Is(err, kerr.TransactionAbortable):
+		if version >= 11 {
+			return kerr.TransactionAbortable
+		}
 		return kerr.InvalidTxnState
 	case errors.Is(err, kerr.ConcurrentTransactions), errors.Is(err, kerr.CoordinatorNotAvailable),
 		errors.Is(err, kerr.CoordinatorLoadInProgress), errors.Is(err, kerr.NotCoordinator):

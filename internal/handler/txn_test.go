@@ -422,8 +422,32 @@ func TestProduceV12WithoutTransactionVersion2NeedsAddPartitions(t *testing.T) {
 	init := f.initTxn("tx", 5)
 	id := "tx"
 	req := newProduceRequest("t", 0, -1, &id, txnBatch(t, init.ProducerID, init.ProducerEpoch, 0))
-	if c := f.do(req, 12).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; c != kerr.InvalidTxnState.Code {
-		t.Fatalf("v12 write without AddPartitionsToTxn: %d", c)
+	if c := f.do(req, 12).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; c != kerr.TransactionAbortable.Code {
+		t.Fatalf("v12 write without AddPartitionsToTxn: %d, want TRANSACTION_ABORTABLE", c)
+	}
+}
+
+// TestProduceAnswersTransactionAbortableFromV11: a transactional batch to
+// a partition not in the producer's transaction is TRANSACTION_ABORTABLE
+// from Produce v11 (KIP-890), as Kafka's AddPartitionsToTxnManager passes
+// the coordinator's answer on, and INVALID_TXN_STATE before, for the
+// clients that do not know the code; nothing is written either way.
+func TestProduceAnswersTransactionAbortableFromV11(t *testing.T) {
+	f := newTxnFixture(t)
+	f.createTopic("t", 1, nil)
+	init := f.initTxn("tx", 4)
+	id := "tx"
+	for _, c := range []struct {
+		version int16
+		want    *kerr.Error
+	}{{10, kerr.InvalidTxnState}, {11, kerr.TransactionAbortable}} {
+		req := newProduceRequest("t", 0, -1, &id, txnBatch(t, init.ProducerID, init.ProducerEpoch, 0))
+		if got := f.do(req, c.version).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; got != c.want.Code {
+			t.Fatalf("v%d write to a partition not in the transaction: %d, want %s", c.version, got, c.want)
+		}
+	}
+	if leo := f.log("t", 0).LogEndOffset(); leo != 0 {
+		t.Fatalf("%d records written without verification", leo)
 	}
 }
 
