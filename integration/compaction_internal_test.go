@@ -326,10 +326,10 @@ func activeBase(t testing.TB, dir, topic string) int64 {
 }
 
 // partitionReader is a client consuming partition 0 of topic from its start.
-func partitionReader(t testing.TB, addr, topic string) *kgo.Client {
+func partitionReader(t testing.TB, addr, topic string, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
-		topic: {0: kgo.NewOffset().AtStart()}}))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
+		topic: {0: kgo.NewOffset().AtStart()}})}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,22 +337,35 @@ func partitionReader(t testing.TB, addr, topic string) *kgo.Client {
 }
 
 // readKeysBelow reads partition 0 of topic from its start up to offset
-// end (read_uncommitted: control batches are not returned).
+// end, the partition's cleaned offset, and returns its data records
+// (read_uncommitted). Records at and after end were never cleaned, so one
+// is at end-1 or past it whatever the cleaner removed below; control
+// records are kept so that a marker there counts too. The only limit is
+// ctx's deadline: a slow machine (a broker that just restarted) only makes
+// it wait longer.
 func readKeysBelow(t testing.TB, ctx context.Context, addr, topic string, end int64) []*kgo.Record {
 	t.Helper()
-	cl := partitionReader(t, addr, topic)
+	cl := partitionReader(t, addr, topic, kgo.KeepControlRecords())
 	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if le, _ := ends.Lookup(topic, 0); le.Err != nil || le.Offset <= end {
+		t.Fatalf("%s: log end offset %d (%v) not past the cleaned offset %d: nothing uncleaned to read up to", topic, le.Offset, le.Err, end)
+	}
 	var out []*kgo.Record
 	for {
-		fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		fs := cl.PollFetches(fctx)
-		cancel()
+		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
 			t.Fatalf("%s: timed out reading to offset %d (%d records read)", topic, end, len(out))
 		}
+		for _, fe := range fs.Errors() {
+			t.Fatalf("fetch %s: %v", topic, fe.Err)
+		}
 		done := false
 		fs.EachRecord(func(r *kgo.Record) {
-			if r.Offset < end {
+			if r.Offset < end && !r.Attrs.IsControl() {
 				out = append(out, r)
 			}
 			if r.Offset >= end-1 {
@@ -360,11 +373,6 @@ func readKeysBelow(t testing.TB, ctx context.Context, addr, topic string, end in
 			}
 		})
 		if done {
-			return out
-		}
-		if fctx.Err() != nil && len(out) > 0 && out[len(out)-1].Offset < end {
-			// Nothing more: the cleaner removed the records up to end, and
-			// the next one read is at or past it.
 			return out
 		}
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,13 +38,7 @@ type offsetsCompaction struct {
 // partition's offset is there once, and times the load again.
 func commitsThenClean(t testing.TB, groups, partitions, rounds int) offsetsCompaction {
 	dir := t.TempDir()
-	start := func(cleaner bool) *karsttest.Broker {
-		return karsttest.Start(t, karsttest.WithConfig("log.dirs", dir),
-			karsttest.WithConfig("offsets.topic.num.partitions", "1"),
-			karsttest.WithConfig("offsets.topic.segment.bytes", "1048576"),
-			karsttest.WithConfig("log.cleaner.backoff.ms", "100"),
-			karsttest.WithConfig("log.cleaner.enable", fmt.Sprint(cleaner)))
-	}
+	start := func(cleaner bool) *karsttest.Broker { return startOffsetsBroker(t, dir, cleaner) }
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	var res offsetsCompaction
@@ -53,24 +49,8 @@ func commitsThenClean(t testing.TB, groups, partitions, rounds int) offsetsCompa
 	}
 	createBenchCommitTopic(t, ctx, cl, int32(partitions))
 	began := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, groups)
-	for g := range groups {
-		wg.Go(func() {
-			for r := range rounds {
-				if err := commitOffsets(ctx, cl, fmt.Sprintf("offsets-%03d", g), int32(partitions), int64(r)); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	commitRounds(t, ctx, cl, groups, partitions, rounds, nil)
 	res.commits, res.commitTime = groups*partitions*rounds, time.Since(began)
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
 	cl.Close()
 	if err := br.Stop(); err != nil {
 		t.Fatal(err)
@@ -109,13 +89,7 @@ func commitsThenClean(t testing.TB, groups, partitions, rounds int) offsetsCompa
 
 	began = time.Now()
 	br = start(true)
-	for cleanedOffset(dir, "__consumer_offsets") < activeBase(t, dir, "__consumer_offsets") {
-		if ctx.Err() != nil {
-			t.Fatalf("__consumer_offsets-0 not cleaned to its active segment %d: cleaned to %d",
-				activeBase(t, dir, "__consumer_offsets"), cleanedOffset(dir, "__consumer_offsets"))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitCleanedToActive(t, ctx, dir)
 	res.cleanTime = time.Since(began)
 	res.cleanedTo = cleanedOffset(dir, "__consumer_offsets")
 	below := readKeysBelow(t, ctx, br.Addr(), "__consumer_offsets", res.cleanedTo)
@@ -142,23 +116,10 @@ func commitsThenClean(t testing.TB, groups, partitions, rounds int) offsetsCompa
 
 // dirLogBytes sums the segment files of a partition directory.
 func dirLogBytes(t testing.TB, dir string) (int64, int) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	if _, err := os.Stat(dir); err != nil {
 		t.Fatal(err)
 	}
-	var n int64
-	segs := 0
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".log") {
-			info, err := e.Info()
-			if err != nil {
-				t.Fatal(err)
-			}
-			n += info.Size()
-			segs++
-		}
-	}
-	return n, segs
+	return liveLogBytes(dir)
 }
 
 func (r offsetsCompaction) String() string {
@@ -194,5 +155,149 @@ func BenchmarkConsumerOffsetsCleaning(b *testing.B) {
 		b.ReportMetric(r.loadAfter.Seconds(), "s-load-after")
 		b.ReportMetric(float64(r.bytesBefore), "bytes-before")
 		b.ReportMetric(float64(r.bytesAfter), "bytes-after")
+	}
+}
+
+// startOffsetsBroker starts a broker on dir with one __consumer_offsets
+// partition of 1 MiB segments, so that a commit run rolls many.
+func startOffsetsBroker(t testing.TB, dir string, cleaner bool) *karsttest.Broker {
+	return karsttest.Start(t, karsttest.WithConfig("log.dirs", dir),
+		karsttest.WithConfig("offsets.topic.num.partitions", "1"),
+		karsttest.WithConfig("offsets.topic.segment.bytes", "1048576"),
+		karsttest.WithConfig("log.cleaner.backoff.ms", "100"),
+		karsttest.WithConfig("log.cleaner.enable", fmt.Sprint(cleaner)))
+}
+
+// waitCleanedToActive waits until the cleaner has checkpointed
+// __consumer_offsets-0 up to its active segment, or ctx's deadline.
+func waitCleanedToActive(t testing.TB, ctx context.Context, dir string) {
+	t.Helper()
+	for cleanedOffset(dir, "__consumer_offsets") < activeBase(t, dir, "__consumer_offsets") {
+		if ctx.Err() != nil {
+			t.Fatalf("__consumer_offsets-0 not cleaned to its active segment %d: cleaned to %d",
+				activeBase(t, dir, "__consumer_offsets"), cleanedOffset(dir, "__consumer_offsets"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// commitRounds has groups simple groups (offsets-000...) commit partitions
+// offsets of benchCommitTopic rounds times each (offset = round), all
+// groups at once; committed, if not nil, is called after each request.
+func commitRounds(t testing.TB, ctx context.Context, cl *kgo.Client, groups, partitions, rounds int, committed func()) {
+	var wg sync.WaitGroup
+	errs := make(chan error, groups)
+	for g := range groups {
+		wg.Go(func() {
+			for r := range rounds {
+				if err := commitOffsets(ctx, cl, fmt.Sprintf("offsets-%03d", g), int32(partitions), int64(r)); err != nil {
+					errs <- err
+					return
+				}
+				if committed != nil {
+					committed()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// offsetsSizeSample is __consumer_offsets-0's segments on disk after a
+// number of commits.
+type offsetsSizeSample struct {
+	commits  int64
+	elapsed  time.Duration
+	logBytes int64
+	segments int
+}
+
+// commitsSampled commits as commitsThenClean does, on one broker whose
+// cleaner is on or off, and samples the partition's .log bytes every
+// step commits (rounded to whole requests); with the cleaner on, a last
+// sample is taken once it has cleaned to the active segment.
+func commitsSampled(t testing.TB, cleaner bool, groups, partitions, rounds int, step int64) []offsetsSizeSample {
+	dir := t.TempDir()
+	br := startOffsetsBroker(t, dir, cleaner)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(br.Addr()), kgo.RetryTimeout(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	createBenchCommitTopic(t, ctx, cl, int32(partitions))
+	part := filepath.Join(dir, "__consumer_offsets-0")
+	began := time.Now()
+	var (
+		mu      sync.Mutex
+		samples []offsetsSizeSample
+		done    atomic.Int64
+	)
+	sample := func(commits int64) {
+		n, segs := liveLogBytes(part)
+		mu.Lock()
+		samples = append(samples, offsetsSizeSample{commits, time.Since(began), n, segs})
+		mu.Unlock()
+	}
+	perRequest := int64(partitions)
+	commitRounds(t, ctx, cl, groups, partitions, rounds, func() {
+		if n := done.Add(perRequest); n%step < perRequest {
+			sample(n)
+		}
+	})
+	if cleaner {
+		waitCleanedToActive(t, ctx, dir)
+		sample(done.Load())
+	}
+	sort.Slice(samples, func(i, j int) bool { return samples[i].elapsed < samples[j].elapsed })
+	return samples
+}
+
+// liveLogBytes sums dir's .log segments; it may run while the broker
+// writes and cleans them: a segment the cleaner deletes between the
+// listing and its stat is not counted.
+func liveLogBytes(dir string) (int64, int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0
+	}
+	var n int64
+	segs := 0
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".log") {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			n += info.Size()
+			segs++
+		}
+	}
+	return n, segs
+}
+
+// BenchmarkConsumerOffsetsSizeOverTime is the figure of the partition's
+// size over a long commit run, with and without the cleaner: 100 groups
+// commit 10 partitions 1,000 times each (1,000,000 commits), sampled every
+// 100,000. Figures, not a loop: it runs once whatever b.N.
+func BenchmarkConsumerOffsetsSizeOverTime(b *testing.B) {
+	for b.Loop() {
+		for _, cleaner := range []bool{false, true} {
+			s := commitsSampled(b, cleaner, 100, 10, 1000, 100_000)
+			var rows strings.Builder
+			for _, x := range s {
+				fmt.Fprintf(&rows, "\n| %d | %.3f s | %d | %d |", x.commits, x.elapsed.Seconds(), x.logBytes, x.segments)
+			}
+			last := ""
+			if cleaner {
+				last = " (the last row: once the cleaner had cleaned to the active segment)"
+			}
+			b.Logf("log.cleaner.enable=%v%s\n| commits | elapsed | .log bytes | segments |%s", cleaner, last, rows.String())
+			b.ReportMetric(float64(s[len(s)-1].logBytes), fmt.Sprintf("bytes-end-cleaner-%v", cleaner))
+		}
 	}
 }
