@@ -5,7 +5,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/karsttest"
 )
 
 // consumerJoin is a KIP-848 member's first heartbeat, subscribed to topics by name.
@@ -59,5 +62,60 @@ func TestACLConsumerGroupTopicsMustBeDescribable(t *testing.T) {
 		if g.ErrorCode != 0 || len(g.Members) != 1 {
 			t.Errorf("the super user describing %s: error %d, %d members", g.Group, g.ErrorCode, len(g.Members))
 		}
+	}
+}
+
+// TestACLDelegationTokens: creating a token for another owner needs
+// CREATE_TOKENS on that user, and DescribeDelegationToken lists only the
+// tokens the caller owns, requested or may renew, and those it may
+// DESCRIBE, as Kafka 4.4's KafkaApis.
+func TestACLDelegationTokens(t *testing.T) {
+	w := startACLWorldWith(t, []karsttest.Option{karsttest.WithConfig("delegation.token.secret.key", "acl-test-secret")})
+	create := func(owner string) *kmsg.CreateDelegationTokenResponse {
+		req := kmsg.NewPtrCreateDelegationTokenRequest()
+		req.MaxLifetimeMillis = -1
+		if owner != "" {
+			req.OwnerPrincipalType, req.OwnerPrincipalName = kmsg.StringPtr("User"), kmsg.StringPtr(owner)
+		}
+		return request[*kmsg.CreateDelegationTokenResponse](t, w.alice, req)
+	}
+	own := create("")
+	if own.ErrorCode != 0 {
+		t.Fatalf("alice's own token: error %d", own.ErrorCode)
+	}
+	if resp := create("bob"); resp.ErrorCode != kerr.DelegationTokenAuthorizationFailed.Code || resp.TokenID != "" {
+		t.Fatalf("a token for bob without CREATE_TOKENS: error %d, token %q; want DELEGATION_TOKEN_AUTHORIZATION_FAILED", resp.ErrorCode, resp.TokenID)
+	}
+	// kadm builds no USER resources: the CreateAcls request itself.
+	grantUser := kmsg.NewPtrCreateACLsRequest()
+	c := kmsg.NewCreateACLsRequestCreation()
+	c.ResourceType, c.ResourceName, c.ResourcePatternType = kmsg.ACLResourceTypeUser, "User:bob", kmsg.ACLResourcePatternTypeLiteral
+	c.Principal, c.Host, c.Operation, c.PermissionType = "User:alice", "*", kmsg.ACLOperationCreateTokens, kmsg.ACLPermissionTypeAllow
+	grantUser.Creations = append(grantUser.Creations, c)
+	if resp := request[*kmsg.CreateACLsResponse](t, w.admin, grantUser); resp.Results[0].ErrorCode != 0 {
+		t.Fatalf("CreateAcls CREATE_TOKENS on User:bob: error %d", resp.Results[0].ErrorCode)
+	}
+	forBob := create("bob")
+	if forBob.ErrorCode != 0 {
+		t.Fatalf("a token for bob with CREATE_TOKENS on User:bob: error %d", forBob.ErrorCode)
+	}
+
+	listed := func(cl *kgo.Client) map[string]bool {
+		ids := map[string]bool{}
+		for _, d := range request[*kmsg.DescribeDelegationTokenResponse](t, cl, kmsg.NewPtrDescribeDelegationTokenRequest()).TokenDetails {
+			ids[d.TokenID] = true
+		}
+		return ids
+	}
+	if got := listed(w.bob); !got[forBob.TokenID] || got[own.TokenID] {
+		t.Errorf("bob lists %v: want his own token %s and not alice's %s", got, forBob.TokenID, own.TokenID)
+	}
+	if got := listed(w.alice); !got[forBob.TokenID] || !got[own.TokenID] {
+		t.Errorf("alice (owner of one, requester of both) lists %v", got)
+	}
+	w.grant(t, kadm.NewACLs().Allow("User:bob").AllowHosts().ResourcePatternType(kadm.ACLPatternLiteral).
+		DelegationTokens(own.TokenID).Operations(kadm.OpDescribe))
+	if got := listed(w.bob); !got[own.TokenID] {
+		t.Errorf("bob with DESCRIBE on alice's token lists %v, without it", got)
 	}
 }
