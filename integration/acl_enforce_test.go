@@ -28,12 +28,18 @@ type aclWorld struct {
 
 func startACLWorld(t *testing.T, topics ...string) *aclWorld {
 	t.Helper()
-	b := karsttest.Start(t,
+	return startACLWorldWith(t, nil, topics...)
+}
+
+// startACLWorldWith is startACLWorld with more broker settings.
+func startACLWorldWith(t *testing.T, more []karsttest.Option, topics ...string) *aclWorld {
+	t.Helper()
+	b := karsttest.Start(t, append([]karsttest.Option{
 		karsttest.WithConfig("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
 		karsttest.WithConfig("sasl.enabled.mechanisms", "PLAIN"),
 		karsttest.WithConfig("listener.name.sasl_plaintext.plain.sasl.jaas.config", aclUsersJAAS),
 		karsttest.WithConfig("authorizer.class.name", standardAuthorizer),
-		karsttest.WithConfig("super.users", "User:admin"))
+		karsttest.WithConfig("super.users", "User:admin")}, more...)...)
 	w := &aclWorld{addr: b.ListenerAddr("SASL_PLAINTEXT")}
 	user := func(name string, opts ...kgo.Opt) *kgo.Client {
 		return saslClient(t, w.addr, plain.Auth{User: name, Pass: name + "-secret"}.AsMechanism(), opts...)

@@ -26,7 +26,7 @@ func adminClient(t *testing.T, opts ...karsttest.Option) (*karsttest.Broker, *kg
 	return b, cl, kadm.NewClient(cl)
 }
 
-func createAdminTopic(t *testing.T, ctx context.Context, adm *kadm.Client, name string, partitions int32) {
+func createAdminTopic(t testing.TB, ctx context.Context, adm *kadm.Client, name string, partitions int32) {
 	t.Helper()
 	resp, err := adm.CreateTopic(ctx, partitions, 1, nil, name)
 	if err == nil {

@@ -60,7 +60,7 @@ func (h *throttleHook) get() (int, time.Duration) {
 }
 
 // setClientQuota sets key=value on client-id entity id.
-func setClientQuota(t *testing.T, ctx context.Context, adm *kadm.Client, id, key string, value float64) {
+func setClientQuota(t testing.TB, ctx context.Context, adm *kadm.Client, id, key string, value float64) {
 	t.Helper()
 	resp, err := adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{
 		Entity: []kadm.ClientQuotaEntityComponent{{Type: "client-id", Name: &id}},

@@ -68,13 +68,13 @@ func (g *gatekeeper) probe(op, resourceType int8, name string) bool {
 // its result (authorized_operations asks with both false).
 func (g *gatekeeper) decide(op, resourceType int8, name string, logIfAllowed, logIfDenied bool) bool {
 	act := authorizer.Action{Operation: op, ResourceType: resourceType, ResourceName: name}
-	allowed := g.authz.Authorize(g.principal, g.host, act)
+	d := g.authz.Decide(g.principal, g.host, act)
 	logged := logIfDenied
-	if allowed {
+	if d.Allowed {
 		logged = logIfAllowed
 	}
-	g.b.authorization.audit.decided(g.principal, g.host, g.api, act, allowed, !logged)
-	return allowed
+	g.b.authorization.audit.decided(g.principal, g.host, g.api, act, d, !logged)
+	return d.Allowed
 }
 
 func (g *gatekeeper) cluster(op int8) bool {

@@ -64,6 +64,7 @@ type denialState struct {
 	logged     time.Time
 	suppressed int64
 	host, api  string
+	decision   authorizer.Decision // the last written line's, for the summary of its repeats
 }
 
 func newAuditor(log *slog.Logger, now func() time.Time, interval time.Duration, reg prometheus.Registerer) *auditor {
@@ -94,21 +95,21 @@ func newBrokerAuditor(opts Options) *auditor {
 
 // decided records one decision: counted always, logged as its result and
 // quiet (Kafka's logIfAllowed and logIfDenied both false) say.
-func (a *auditor) decided(principal, host, api string, act authorizer.Action, allowed, quiet bool) {
-	a.count(act, allowed)
+func (a *auditor) decided(principal, host, api string, act authorizer.Action, d authorizer.Decision, quiet bool) {
+	a.count(act, d.Allowed)
 	ctx := context.Background()
 	switch {
 	case quiet:
 		if a.log.Enabled(ctx, loglevel.LevelTrace) {
-			a.write(loglevel.LevelTrace, principal, host, api, act, allowed, 0)
+			a.write(loglevel.LevelTrace, principal, host, api, act, d, 0)
 		}
-	case allowed:
+	case d.Allowed:
 		if a.log.Enabled(ctx, slog.LevelDebug) {
-			a.write(slog.LevelDebug, principal, host, api, act, true, 0)
+			a.write(slog.LevelDebug, principal, host, api, act, d, 0)
 		}
 	default:
 		if a.log.Enabled(ctx, slog.LevelInfo) {
-			a.denied(principal, host, api, act)
+			a.denied(principal, host, api, act, d)
 		}
 	}
 }
@@ -137,7 +138,7 @@ func (a *auditor) count(act authorizer.Action, allowed bool) {
 
 // denied writes a denial unless the same one was written less than an
 // interval ago, in which case it is only counted.
-func (a *auditor) denied(principal, host, api string, act authorizer.Action) {
+func (a *auditor) denied(principal, host, api string, act authorizer.Action, d authorizer.Decision) {
 	now := a.now()
 	k := denialKey{principal: principal, operation: act.Operation, resourceType: act.ResourceType, resource: act.ResourceName}
 	a.mu.Lock()
@@ -151,12 +152,12 @@ func (a *auditor) denied(principal, host, api string, act authorizer.Action) {
 		write = false
 	case seen:
 		suppressed = s.suppressed
-		s.logged, s.suppressed, s.host, s.api = now, 0, host, api
+		s.logged, s.suppressed, s.host, s.api, s.decision = now, 0, host, api, d
 	case len(a.denials) >= maxTrackedDenials:
 		a.untracked++
 		write = false
 	default:
-		a.denials[k] = &denialState{logged: now, host: host, api: api}
+		a.denials[k] = &denialState{logged: now, host: host, api: api, decision: d}
 	}
 	a.mu.Unlock()
 	for _, sm := range summaries {
@@ -167,7 +168,7 @@ func (a *auditor) denied(principal, host, api string, act authorizer.Action) {
 			strconv.Itoa(maxTrackedDenials)+" in the last "+a.interval.String(), "logger", auditLoggerName, "suppressed", untracked)
 	}
 	if write {
-		a.write(slog.LevelInfo, principal, host, api, act, false, suppressed)
+		a.write(slog.LevelInfo, principal, host, api, act, d, suppressed)
 	}
 }
 
@@ -200,27 +201,29 @@ func (a *auditor) pruneLocked(now time.Time) (out []pendingSummary, untracked in
 // its interval.
 func (a *auditor) summary(k denialKey, s denialState) {
 	act := authorizer.Action{Operation: k.operation, ResourceType: k.resourceType, ResourceName: k.resource}
-	a.log.Info(message(k.principal, s.host, s.api, act, false)+" ("+strconv.FormatInt(s.suppressed, 10)+" repeats suppressed)",
+	a.log.Info(message(k.principal, s.host, s.api, act, s.decision)+" ("+strconv.FormatInt(s.suppressed, 10)+" repeats suppressed)",
 		attrs(k.principal, s.host, s.api, act, s.suppressed)...)
 }
 
-func (a *auditor) write(level slog.Level, principal, host, api string, act authorizer.Action, allowed bool, suppressed int64) {
-	msg := message(principal, host, api, act, allowed)
+func (a *auditor) write(level slog.Level, principal, host, api string, act authorizer.Action, d authorizer.Decision, suppressed int64) {
+	msg := message(principal, host, api, act, d)
 	if suppressed > 0 {
 		msg += " (" + strconv.FormatInt(suppressed, 10) + " repeats suppressed)"
 	}
 	a.log.Log(context.Background(), level, msg, attrs(principal, host, api, act, suppressed)...)
 }
 
-// message is StandardAuthorizerData.buildAuditMessage's line, without
-// the matching rule (Karst's authorizer answers only the result).
-func message(principal, host, api string, act authorizer.Action, allowed bool) string {
+// message is StandardAuthorizerData.buildAuditMessage's line. Karst checks
+// each distinct resource once, so resourceRefCount is always 1 (Kafka
+// counts a resource named twice in one request twice).
+func message(principal, host, api string, act authorizer.Action, d authorizer.Decision) string {
 	result := "Denied"
-	if allowed {
+	if d.Allowed {
 		result = "Allowed"
 	}
 	return "Principal = " + principal + " is " + result + " operation = " + metadata.OperationName(act.Operation) +
-		" from host = " + host + " on resource = " + resourcePattern(act) + " for request = " + api
+		" from host = " + host + " on resource = " + resourcePattern(act) + " for request = " + api +
+		" with resourceRefCount = 1 based on rule " + d.Rule()
 }
 
 // resourcePattern is a resource as Kafka's audit line writes it,

@@ -56,15 +56,15 @@ func TestAuditDeniedOncePerInterval(t *testing.T) {
 	write := authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: "orders"}
 	read := authorizer.Action{Operation: metadata.OpRead, ResourceType: metadata.ResourceTopic, ResourceName: "orders"}
 	for range 5 {
-		a.decided("User:bob", "127.0.0.1", "Produce", write, false, false)
+		a.decided("User:bob", "127.0.0.1", "Produce", write, authorizer.Decision{}, false)
 		clock = clock.Add(time.Second)
 	}
-	a.decided("User:bob", "127.0.0.1", "Fetch", read, false, false)
-	a.decided("User:alice", "127.0.0.1", "Produce", write, false, false)
-	a.decided("User:alice", "127.0.0.1", "Produce", write, true, false) // allowed: DEBUG, not at INFO
-	a.decided("User:bob", "127.0.0.1", "Metadata", write, false, true)  // quiet: TRACE only
+	a.decided("User:bob", "127.0.0.1", "Fetch", read, authorizer.Decision{}, false)
+	a.decided("User:alice", "127.0.0.1", "Produce", write, authorizer.Decision{}, false)
+	a.decided("User:alice", "127.0.0.1", "Produce", write, authorizer.Decision{Allowed: true}, false) // allowed: DEBUG, not at INFO
+	a.decided("User:bob", "127.0.0.1", "Metadata", write, authorizer.Decision{}, true)                // quiet: TRACE only
 
-	bobWrite := "Principal = User:bob is Denied operation = WRITE from host = 127.0.0.1 on resource = Topic:LITERAL:orders for request = Produce"
+	bobWrite := "Principal = User:bob is Denied operation = WRITE from host = 127.0.0.1 on resource = Topic:LITERAL:orders for request = Produce with resourceRefCount = 1 based on rule DefaultDeny"
 	if n := out.count(bobWrite); n != 1 {
 		t.Fatalf("bob's write denial written %d times in one interval, want 1:\n%s", n, strings.Join(out.lines(), "\n"))
 	}
@@ -87,7 +87,7 @@ func TestAuditDeniedOncePerInterval(t *testing.T) {
 	// After the interval the next denial is written with the four repeats
 	// it held back.
 	clock = clock.Add(time.Minute)
-	a.decided("User:bob", "127.0.0.1", "Produce", write, false, false)
+	a.decided("User:bob", "127.0.0.1", "Produce", write, authorizer.Decision{}, false)
 	if n := out.count(bobWrite + " (4 repeats suppressed)"); n != 1 {
 		t.Fatalf("after the interval: want one line with 4 repeats suppressed:\n%s", strings.Join(out.lines(), "\n"))
 	}
@@ -97,10 +97,10 @@ func TestAuditDeniedOncePerInterval(t *testing.T) {
 
 	// A denial repeated and then not seen again is summed up when the
 	// next interval's denials prune it.
-	a.decided("User:bob", "127.0.0.1", "Produce", write, false, false)
-	a.decided("User:bob", "127.0.0.1", "Produce", write, false, false)
+	a.decided("User:bob", "127.0.0.1", "Produce", write, authorizer.Decision{}, false)
+	a.decided("User:bob", "127.0.0.1", "Produce", write, authorizer.Decision{}, false)
 	clock = clock.Add(2 * time.Minute)
-	a.decided("User:carol", "127.0.0.1", "Produce", write, false, false)
+	a.decided("User:carol", "127.0.0.1", "Produce", write, authorizer.Decision{}, false)
 	if n := out.count(bobWrite + " (2 repeats suppressed)"); n != 1 {
 		t.Errorf("a denial not seen again: want its 2 repeats summed up:\n%s", strings.Join(out.lines(), "\n"))
 	}
@@ -110,7 +110,7 @@ func TestAuditDeniedOncePerInterval(t *testing.T) {
 	if err := levels.Set(auditLoggerName, "DEBUG"); err != nil {
 		t.Fatal(err)
 	}
-	a.decided("User:alice", "127.0.0.1", "Produce", write, true, false)
+	a.decided("User:alice", "127.0.0.1", "Produce", write, authorizer.Decision{Allowed: true}, false)
 	if n := out.count("User:alice is Allowed operation = WRITE"); n != 1 {
 		t.Errorf("allowed at DEBUG written %d times, want 1", n)
 	}
@@ -139,13 +139,13 @@ func TestAuditUntrackedDenialsBounded(t *testing.T) {
 	a := newAuditor(levels.Logger(auditLoggerName), func() time.Time { return clock }, time.Minute, nil)
 	for i := range maxTrackedDenials + 50 {
 		a.decided("User:bob", "10.0.0.1", "Produce", authorizer.Action{Operation: metadata.OpWrite,
-			ResourceType: metadata.ResourceTopic, ResourceName: "t" + strconv.Itoa(i)}, false, false)
+			ResourceType: metadata.ResourceTopic, ResourceName: "t" + strconv.Itoa(i)}, authorizer.Decision{}, false)
 	}
 	if n := out.count("is Denied"); n != maxTrackedDenials {
 		t.Fatalf("written %d denials, want the %d tracked", n, maxTrackedDenials)
 	}
 	clock = clock.Add(time.Minute)
-	a.decided("User:bob", "10.0.0.1", "Produce", authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: "t0"}, false, false)
+	a.decided("User:bob", "10.0.0.1", "Produce", authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: "t0"}, authorizer.Decision{}, false)
 	if n := out.count("Denied 50 more operations"); n != 1 {
 		t.Errorf("want one line summing the 50 untracked denials")
 	}
@@ -170,7 +170,7 @@ func BenchmarkAuditDecided(b *testing.B) {
 	for _, allowed := range []bool{true, false} {
 		b.Run(map[bool]string{true: "allowed", false: "denied"}[allowed], func(b *testing.B) {
 			for b.Loop() {
-				a.decided("User:bob", "127.0.0.1", "Produce", act, allowed, false)
+				a.decided("User:bob", "127.0.0.1", "Produce", act, authorizer.Decision{Allowed: allowed}, false)
 			}
 		})
 	}

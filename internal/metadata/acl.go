@@ -86,6 +86,14 @@ func OperationName(code int8) string { return operationNames[known(code, operati
 // code Kafka does not define.
 func ResourceTypeName(code int8) string { return resourceTypeNames[known(code, resourceTypeNames)] }
 
+// PatternTypeName is a PatternType code's name ("LITERAL").
+func PatternTypeName(code int8) string { return patternTypeNames[known(code, patternTypeNames)] }
+
+// PermissionTypeName is an AclPermissionType code's name ("DENY").
+func PermissionTypeName(code int8) string {
+	return permissionTypeNames[known(code, permissionTypeNames)]
+}
+
 // known maps a code Kafka does not define to UNKNOWN (0), as each enum's
 // fromCode does.
 func known(code int8, names []string) int8 {

@@ -3,7 +3,9 @@
 # a Karst it starts: franz-go's kgo TestSCRAMAuth and TestSCRAMAuthBadCredentials (KGO_TEST_SCRAM,
 # KGO_TEST_SCRAM_SEEDS; once with SCRAM-SHA-256, once with SCRAM-SHA-512) and TestOAuthAuth
 # (KGO_TEST_OAUTH_SEEDS, Kafka's unsecured tokens), kafka-go's sasl package TestSASL (PLAIN,
-# SCRAM-SHA-256, SCRAM-SHA-512: success, bad password, reuse) and its SASL writer test (PLAIN).
+# SCRAM-SHA-256, SCRAM-SHA-512: success, bad password, reuse), its SASL writer test (PLAIN) and its
+# ACL and client quota tests (TestClientCreateACLs, TestClientDescribeACLs, TestClientDeleteACLs,
+# TestClientAlterClientQuotas) with the StandardAuthorizer on, as kafka-go's docker set-up has it.
 #
 # The suites are the versions go.mod pins, copied from the Go module cache; their test binaries are
 # built first, then run in a network namespace of their own (unshare -n, as root): kafka-go's tests
@@ -67,7 +69,12 @@ listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.secu
 log.dirs=$WORK/data
 offsets.topic.replication.factor=1
 auto.create.topics.enable=true
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=true
+super.users=User:adminscram256;User:adminscram512;User:adminplain
 CONF
+# The authorizer settings are kafka-go's docker set-up for Kafka 4 (docker_compose_versions), which
+# its ACL tests need; with allow.everyone.if.no.acl.found the other suites see no difference.
 # kafka-go's users (its docker set-up for Kafka 4) and one of each SCRAM mechanism for kgo.
 "$HERE/../kafka/tool.sh" kafka-storage format -t MkU3OEVBNTcwNTJENDM2Qk -c "$WORK/server.properties" \
   --add-scram 'SCRAM-SHA-256=[name=adminscram256,password=admin-secret-256]' \
@@ -110,6 +117,10 @@ for alg in 256 512; do
 done
 run_go_tests kafka-go-sasl "$WORK/src/kafka-go/sasl" kafkago-sasl.test '^TestSASL$' KAFKA_VERSION=4.4.0
 run_go_tests kafka-go-writer "$WORK/src/kafka-go" kafkago.test '^TestWriter$/^writing_a_message_with_SASL_Plain_authentication$' KAFKA_VERSION=4.4.0
+# kafka-go's ACL and client quota tests (as PLAINTEXT's User:ANONYMOUS, allowed by
+# allow.everyone.if.no.acl.found: the cluster has no ACLs), last: their ACLs name User:alice and User:bob only.
+run_go_tests kafka-go-acls "$WORK/src/kafka-go" kafkago.test \
+  '^(TestClientCreateACLs|TestClientDescribeACLs|TestClientDeleteACLs|TestClientAlterClientQuotas)$' KAFKA_VERSION=4.4.0
 
 echo "interop-peer: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

@@ -79,38 +79,86 @@ type Action struct {
 // Authorize reports whether principal ("Type:Name"), connected from host
 // (an address), may perform the action.
 func (a *Authorizer) Authorize(principal, host string, act Action) bool {
+	return a.Decide(principal, host, act).Allowed
+}
+
+// Decision is an authorization's result and the rule that decided it,
+// as StandardAuthorizerData's MatchingRule.
+type Decision struct {
+	Allowed bool
+	rule    ruleKind
+	acl     metadata.ACL // the deciding ACL of a ruleMatchingACL
+}
+
+type ruleKind int8
+
+const (
+	ruleDefault ruleKind = iota // no ACL allowed or denied: DefaultAllow or DefaultDeny
+	ruleSuperUser
+	ruleMatchingACL
+)
+
+// Rule is the decision's rule as Kafka's audit line names it after "based
+// on rule": "SuperUser", "DefaultDeny", "DefaultAllow" or
+// "MatchingAcl(acl=StandardAcl[...])". It is built only when asked for.
+func (d Decision) Rule() string {
+	switch d.rule {
+	case ruleSuperUser:
+		return "SuperUser"
+	case ruleMatchingACL:
+		acl := d.acl
+		return "MatchingAcl(acl=StandardAcl[resourceType=" + metadata.ResourceTypeName(acl.ResourceType) +
+			", resourceName=" + acl.ResourceName + ", patternType=" + metadata.PatternTypeName(acl.PatternType) +
+			", principal=" + acl.Principal + ", host=" + acl.Host + ", operation=" + metadata.OperationName(acl.Operation) +
+			", permissionType=" + metadata.PermissionTypeName(acl.PermissionType) + "])"
+	}
+	if d.Allowed {
+		return "DefaultAllow"
+	}
+	return "DefaultDeny"
+}
+
+// Decide is Authorize with the deciding rule: a DENY that applies decides
+// at once; else the first ALLOW that applies; else, with no ACL on the
+// resource at all, allow.everyone.if.no.acl.found.
+func (a *Authorizer) Decide(principal, host string, act Action) Decision {
 	if a.superUsers[principal] {
-		return true
+		return Decision{Allowed: true, rule: ruleSuperUser}
 	}
 	r := a.byType[act.ResourceType]
 	if r == nil {
-		return a.allowIfNoACL
+		return Decision{Allowed: a.allowIfNoACL}
 	}
-	var found, allowed bool
+	var found bool
+	var allow, deny *metadata.ACL
 	check := func(acls []metadata.ACL) (denied bool) {
-		for _, acl := range acls {
+		for i := range acls {
 			found = true
-			switch result(acl, principal, host, act.Operation) {
+			switch result(acls[i], principal, host, act.Operation) {
 			case metadata.PermissionDeny:
+				deny = &acls[i]
 				return true
 			case metadata.PermissionAllow:
-				allowed = true
+				if allow == nil {
+					allow = &acls[i]
+				}
 			}
 		}
 		return false
 	}
-	if check(r.literal[act.ResourceName]) || (act.ResourceName != metadata.ACLWildcard && check(r.literal[metadata.ACLWildcard])) {
-		return false
+	denied := check(r.literal[act.ResourceName]) || (act.ResourceName != metadata.ACLWildcard && check(r.literal[metadata.ACLWildcard]))
+	for n := min(len(act.ResourceName), r.longestPrefix); n > 0 && !denied; n-- {
+		denied = check(r.prefixed[act.ResourceName[:n]])
 	}
-	for n := min(len(act.ResourceName), r.longestPrefix); n > 0; n-- {
-		if check(r.prefixed[act.ResourceName[:n]]) {
-			return false
-		}
+	switch {
+	case denied:
+		return Decision{rule: ruleMatchingACL, acl: *deny}
+	case allow != nil:
+		return Decision{Allowed: true, rule: ruleMatchingACL, acl: *allow}
+	case !found:
+		return Decision{Allowed: a.allowIfNoACL}
 	}
-	if !found {
-		return a.allowIfNoACL
-	}
-	return allowed
+	return Decision{}
 }
 
 // result is what one ACL says about an action: PermissionDeny,

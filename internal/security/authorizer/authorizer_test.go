@@ -145,3 +145,37 @@ func TestAuthorizeByResourceType(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionRules: the rule each decision names is the one Kafka 4.4.0's
+// StandardAuthorizer wrote after "based on rule" for the same ACLs in the
+// ACL differential's run (its kafka.authorizer.logger lines).
+func TestDecisionRules(t *testing.T) {
+	const alice = "User:alice"
+	acls := []metadata.ACL{
+		acl(metadata.ResourceTopic, "diff", metadata.PatternLiteral, alice, "*", metadata.OpDescribe, metadata.PermissionAllow),
+		acl(metadata.ResourceTopic, "diff", metadata.PatternLiteral, alice, "*", metadata.OpDescribe, metadata.PermissionDeny),
+		acl(metadata.ResourceGroup, "g-join-", metadata.PatternPrefixed, alice, "*", metadata.OpRead, metadata.PermissionAllow),
+	}
+	az := New(Settings{SuperUsers: []string{"User:ANONYMOUS"}}, acls)
+	open := New(Settings{AllowIfNoACL: true}, acls)
+	group := Action{Operation: metadata.OpRead, ResourceType: metadata.ResourceGroup, ResourceName: "g-join-none-v3"}
+	for _, c := range []struct {
+		name    string
+		d       Decision
+		allowed bool
+		rule    string
+	}{
+		{"deny beats allow", az.Decide(alice, "127.0.0.1", topic(metadata.OpDescribe, "diff")), false,
+			"MatchingAcl(acl=StandardAcl[resourceType=TOPIC, resourceName=diff, patternType=LITERAL, principal=User:alice, host=*, operation=DESCRIBE, permissionType=DENY])"},
+		{"prefixed allow", az.Decide(alice, "127.0.0.1", group), true,
+			"MatchingAcl(acl=StandardAcl[resourceType=GROUP, resourceName=g-join-, patternType=PREFIXED, principal=User:alice, host=*, operation=READ, permissionType=ALLOW])"},
+		{"no acl applies", az.Decide("User:bob", "127.0.0.1", group), false, "DefaultDeny"},
+		{"no acl on the resource type", az.Decide(alice, "127.0.0.1", Action{Operation: metadata.OpAlter, ResourceType: metadata.ResourceCluster, ResourceName: "kafka-cluster"}), false, "DefaultDeny"},
+		{"allow.everyone.if.no.acl.found", open.Decide(alice, "127.0.0.1", topic(metadata.OpRead, "other")), true, "DefaultAllow"},
+		{"super user", az.Decide("User:ANONYMOUS", "127.0.0.1", topic(metadata.OpDescribe, "diff")), true, "SuperUser"},
+	} {
+		if c.d.Allowed != c.allowed || c.d.Rule() != c.rule {
+			t.Errorf("%s: allowed %v by %q, want %v by %q", c.name, c.d.Allowed, c.d.Rule(), c.allowed, c.rule)
+		}
+	}
+}
