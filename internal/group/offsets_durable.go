@@ -186,6 +186,13 @@ func (g *classicGroup) catchUp() {
 // dropped reverts what the live group holds of a write that never
 // became durable; the caller holds g.mu.
 func (g *classicGroup) dropped(w *unappliedWrite) {
+	if g.resigned.Load() {
+		// Its partition was unloaded since, and the group served now is
+		// the one the next load replayed from the log, which this write
+		// never reached: the coordinator's maps (the consumer group, the
+		// open-transactions index) are that group's, not this one's.
+		return
+	}
 	if len(w.consumer) > 0 {
 		g.revertConsumer()
 	}
