@@ -16,7 +16,7 @@
 # Then kafkajs 2.2.4's own jest files for SSL and SASL_SSL (broker, admin, consumer and producer
 # connections with PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER, refusals, re-authentication,
 # ACLs over SASL_SSL),
-# from a git copy of its repository (KAFKAJS_GIT, default /work/.mirror/tulios+kafkajs/repo) at tag
+# when KAFKAJS_GIT names a git copy of its repository (run by hand; not in CI, see below) at tag
 # v2.2.4 with its devDependencies from npm, against a second Karst in the same namespace serving the
 # nine fixed localhost ports of the three brokers its testHelpers name (the namespace also gets a
 # mount namespace, to resolve names from /etc/hosts only).
@@ -51,14 +51,17 @@ if [ "${PEER_IN_NETNS:-}" != 1 ]; then
   # kafkajs's tests are not in its npm package: they come from a git copy of its repository
   # (KAFKAJS_GIT, a git directory holding tag v2.2.4, the version interop/node pins), and their
   # devDependencies from npm, as its package.json asks.
-  KAFKAJS_GIT="${KAFKAJS_GIT:-/work/.mirror/tulios+kafkajs/repo}"
-  mkdir -p "$WORK/src/kafkajs"
-  if ! git --git-dir="$KAFKAJS_GIT" archive v2.2.4 | tar -x -C "$WORK/src/kafkajs"; then
-    echo "interop-peer: no kafkajs v2.2.4 in KAFKAJS_GIT=$KAFKAJS_GIT"; echo "interop-peer: 0 passed, 1 failed"; exit 1
+  # CI cannot run them: it reaches package registries only, and the npm package has no tests. So
+  # they run when KAFKAJS_GIT names such a copy (by hand), and the summary says when they did not.
+  if [ -n "${KAFKAJS_GIT:-}" ]; then
+    mkdir -p "$WORK/src/kafkajs"
+    if ! git --git-dir="$KAFKAJS_GIT" archive v2.2.4 | tar -x -C "$WORK/src/kafkajs"; then
+      echo "interop-peer: no kafkajs v2.2.4 in KAFKAJS_GIT=$KAFKAJS_GIT"; echo "interop-peer: 0 passed, 1 failed"; exit 1
+    fi
+    (cd "$WORK/src/kafkajs" && timeout 900 npm install --ignore-scripts --no-audit --no-fund --no-package-lock) > "$WORK/npm.log" 2>&1 ||
+      { echo "interop-peer: npm install of kafkajs's devDependencies failed"; tail -n 20 "$WORK/npm.log"; echo "interop-peer: 0 passed, 1 failed"; exit 1; }
+    echo "kafkajs v2.2.4 (git $(git --git-dir="$KAFKAJS_GIT" rev-parse --short 'v2.2.4^{commit}'))" >> "$WORK/versions"
   fi
-  (cd "$WORK/src/kafkajs" && timeout 900 npm install --ignore-scripts --no-audit --no-fund --no-package-lock) > "$WORK/npm.log" 2>&1 ||
-    { echo "interop-peer: npm install of kafkajs's devDependencies failed"; tail -n 20 "$WORK/npm.log"; echo "interop-peer: 0 passed, 1 failed"; exit 1; }
-  echo "kafkajs v2.2.4 (git $(git --git-dir="$KAFKAJS_GIT" rev-parse --short 'v2.2.4^{commit}'))" >> "$WORK/versions"
   cat "$WORK/versions"
   PEER_IN_NETNS=1 WORK="$WORK" KARST="$KARST" unshare -n -m "$0" "$@"
   exit $?
@@ -144,6 +147,11 @@ run_go_tests kafka-go-writer "$WORK/src/kafka-go" kafkago.test '^TestWriter$/^wr
 # each listener advertises its own port. The key store and the users are the suite's own
 # (testHelpers/certs, testHelpers/kafka/server-jaas.conf and its SCRAM users); OAUTHBEARER takes
 # Kafka's unsecured tokens, as its docker-compose.2_4_oauthbearer.yml broker does.
+if [ ! -d "$WORK/src/kafkajs/src" ]; then
+  echo "interop-peer: kafkajs's own tests not run (KAFKAJS_GIT names no git copy of kafkajs; its npm package has no tests)"
+  echo "interop-peer: $PASSED passed, $FAILED failed"
+  [ "$FAILED" = 0 ]; exit $?
+fi
 kill "$KARST_PID"; wait "$KARST_PID" 2> /dev/null; KARST_PID=""
 KJS="$WORK/src/kafkajs"
 PLAIN_JAAS='org.apache.kafka.common.security.plain.PlainLoginModule required username="test" password="testtest" user_test="testtest" user_bob="bobbob" user_alice="alicealice";'
