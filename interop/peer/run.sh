@@ -14,6 +14,14 @@
 # kafka-storage with --add-scram for the suites' SCRAM users. Prints PASS/FAIL per test and
 # "interop-peer: N passed, M failed"; a test that skips counts as failed (it would hide a gap).
 # PEER_KARST_BIN=path uses that Karst binary.
+#
+# Then kafkajs 2.2.4's own jest files for SSL and SASL_SSL (broker, admin, consumer and producer
+# connections with PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER, refusals, re-authentication,
+# ACLs over SASL_SSL),
+# when KAFKAJS_GIT names a git copy of its repository (run by hand; not in CI, see below) at tag
+# v2.2.4 with its devDependencies from npm, against a second Karst in the same namespace serving the
+# nine fixed localhost ports of the three brokers its testHelpers name (the namespace also gets a
+# mount namespace, to resolve names from /etc/hosts only).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -42,13 +50,31 @@ if [ "${PEER_IN_NETNS:-}" != 1 ]; then
   build github.com/twmb/franz-go ./pkg/kgo kgo.test &&
     build github.com/segmentio/kafka-go ./sasl kafkago-sasl.test &&
     build github.com/segmentio/kafka-go . kafkago.test || { echo "interop-peer: building the peer tests failed"; echo "interop-peer: 0 passed, 1 failed"; exit 1; }
+  # kafkajs's tests are not in its npm package: they come from a git copy of its repository
+  # (KAFKAJS_GIT, a git directory holding tag v2.2.4, the version interop/node pins), and their
+  # devDependencies from npm, as its package.json asks.
+  # CI cannot run them: it reaches package registries only, and the npm package has no tests. So
+  # they run when KAFKAJS_GIT names such a copy (by hand), and the summary says when they did not.
+  if [ -n "${KAFKAJS_GIT:-}" ]; then
+    mkdir -p "$WORK/src/kafkajs"
+    if ! git --git-dir="$KAFKAJS_GIT" archive v2.2.4 | tar -x -C "$WORK/src/kafkajs"; then
+      echo "interop-peer: no kafkajs v2.2.4 in KAFKAJS_GIT=$KAFKAJS_GIT"; echo "interop-peer: 0 passed, 1 failed"; exit 1
+    fi
+    (cd "$WORK/src/kafkajs" && timeout 900 npm install --ignore-scripts --no-audit --no-fund --no-package-lock) > "$WORK/npm.log" 2>&1 ||
+      { echo "interop-peer: npm install of kafkajs's devDependencies failed"; tail -n 20 "$WORK/npm.log"; echo "interop-peer: 0 passed, 1 failed"; exit 1; }
+    echo "kafkajs v2.2.4 (git $(git --git-dir="$KAFKAJS_GIT" rev-parse --short 'v2.2.4^{commit}'))" >> "$WORK/versions"
+  fi
   cat "$WORK/versions"
-  PEER_IN_NETNS=1 WORK="$WORK" KARST="$KARST" unshare -n "$0" "$@"
+  PEER_IN_NETNS=1 WORK="$WORK" KARST="$KARST" unshare -n -m "$0" "$@"
   exit $?
 fi
 
 # ---- inside the network namespace: only loopback, and it is ours
 ip link set lo up || { echo "interop-peer: no loopback in the namespace"; exit 1; }
+# The namespace has no DNS server: resolve from /etc/hosts only, so that a name not there fails at
+# once as unknown (ENOTFOUND, which kafkajs's connection tests expect) rather than as a timeout.
+echo "hosts: files" > "$WORK/nsswitch.conf"
+mount --bind "$WORK/nsswitch.conf" /etc/nsswitch.conf || { echo "interop-peer: cannot bind nsswitch.conf in the namespace"; exit 1; }
 KARST_PID=""
 trap '[ -n "$KARST_PID" ] && kill "$KARST_PID" 2> /dev/null' EXIT
 PASSED=0; FAILED=0
@@ -80,15 +106,19 @@ CONF
   --add-scram 'SCRAM-SHA-256=[name=adminscram256,password=admin-secret-256]' \
   --add-scram 'SCRAM-SHA-512=[name=adminscram512,password=admin-secret-512]' > "$WORK/format.log" 2>&1 ||
   { fail format "$WORK/format.log"; echo "interop-peer: $PASSED passed, $FAILED failed"; exit 1; }
-"$KARST" serve "$WORK/server.properties" >> "$WORK/karst.log" 2>&1 < /dev/null &
-KARST_PID=$!
-deadline=$((SECONDS + 60))
-until port_open 127.0.0.1 9093; do
-  if ! kill -0 "$KARST_PID" 2> /dev/null || [ $SECONDS -ge $deadline ]; then
-    fail karst_start "$WORK/karst.log"; echo "interop-peer: $PASSED passed, $FAILED failed"; exit 1
-  fi
-  sleep 0.2
-done
+# start_karst CONFIG PORT: serves CONFIG until PORT (its last listener) accepts connections.
+start_karst() {
+  "$KARST" serve "$1" >> "$WORK/karst.log" 2>&1 < /dev/null &
+  KARST_PID=$!
+  local deadline=$((SECONDS + 60))
+  until port_open 127.0.0.1 "$2"; do
+    if ! kill -0 "$KARST_PID" 2> /dev/null || [ $SECONDS -ge $deadline ]; then
+      fail karst_start "$WORK/karst.log"; echo "interop-peer: $PASSED passed, $FAILED failed"; exit 1
+    fi
+    sleep 0.2
+  done
+}
+start_karst "$WORK/server.properties" 9093
 "$KARST" topic create test-writer-0 --partitions 1 --bootstrap-server 127.0.0.1:9092 > "$WORK/topic.log" 2>&1 ||
   { fail create_test_writer_topic "$WORK/topic.log"; }
 
@@ -121,6 +151,105 @@ run_go_tests kafka-go-writer "$WORK/src/kafka-go" kafkago.test '^TestWriter$/^wr
 # allow.everyone.if.no.acl.found: the cluster has no ACLs), last: their ACLs name User:alice and User:bob only.
 run_go_tests kafka-go-acls "$WORK/src/kafka-go" kafkago.test \
   '^(TestClientCreateACLs|TestClientDescribeACLs|TestClientDeleteACLs|TestClientAlterClientQuotas)$' KAFKA_VERSION=4.4.0
+
+# ---- kafkajs's SSL and SASL_SSL tests. Its testHelpers expect three brokers, each with PLAINTEXT,
+# SSL and SASL_SSL on localhost: 9092/9093/9094, 9095/9096/9097, 9098/9099/9100. One Karst serves all
+# nine ports (three listeners of each protocol), so every seed broker a test picks answers, and
+# each listener advertises its own port. The key store and the users are the suite's own
+# (testHelpers/certs, testHelpers/kafka/server-jaas.conf and its SCRAM users); OAUTHBEARER takes
+# Kafka's unsecured tokens, as its docker-compose.2_4_oauthbearer.yml broker does.
+if [ ! -d "$WORK/src/kafkajs/src" ]; then
+  echo "interop-peer: kafkajs's own tests not run (KAFKAJS_GIT names no git copy of kafkajs; its npm package has no tests)"
+  echo "interop-peer: $PASSED passed, $FAILED failed"
+  [ "$FAILED" = 0 ]; exit $?
+fi
+kill "$KARST_PID"; wait "$KARST_PID" 2> /dev/null; KARST_PID=""
+KJS="$WORK/src/kafkajs"
+PLAIN_JAAS='org.apache.kafka.common.security.plain.PlainLoginModule required username="test" password="testtest" user_test="testtest" user_bob="bobbob" user_alice="alicealice";'
+{
+  echo "process.roles=broker,controller"
+  echo "node.id=0"
+  echo "controller.quorum.voters=0@127.0.0.1:9190"
+  listeners="CONTROLLER://127.0.0.1:9190"; advertised=""; map="CONTROLLER:PLAINTEXT"
+  port=9092
+  for b in 1 2 3; do
+    for proto in PLAINTEXT SSL SASL_SSL; do
+      listeners="$listeners,${proto}_$b://127.0.0.1:$port"
+      advertised="${advertised:+$advertised,}${proto}_$b://localhost:$port"
+      map="$map,${proto}_$b:$proto"
+      if [ "$proto" = SASL_SSL ]; then
+        echo "listener.name.sasl_ssl_$b.plain.sasl.jaas.config=$PLAIN_JAAS"
+        # The session length of the suite's OAUTHBEARER brokers, which its re-authentication tests count on.
+        echo "listener.name.sasl_ssl_$b.oauthbearer.connections.max.reauth.ms=15000"
+      fi
+      port=$((port + 1))
+    done
+  done
+  echo "listeners=$listeners"
+  echo "advertised.listeners=$advertised"
+  echo "listener.security.protocol.map=$map"
+  echo "controller.listener.names=CONTROLLER"
+  echo "inter.broker.listener.name=PLAINTEXT_1"
+  echo "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER"
+  echo "ssl.keystore.type=JKS"
+  echo "ssl.keystore.location=$KJS/testHelpers/certs/kafka.server.keystore.jks"
+  echo "ssl.keystore.password=$(cat "$KJS/testHelpers/certs/keystore_creds")"
+  echo "ssl.key.password=$(cat "$KJS/testHelpers/certs/sslkey_creds")"
+  echo "log.dirs=$WORK/data-kafkajs"
+  echo "offsets.topic.replication.factor=1"
+  echo "auto.create.topics.enable=true"
+  echo "num.partitions=2"
+  echo "group.initial.rebalance.delay.ms=0"
+  # As the suite's brokers: ACLs enforced, a resource without any open to all.
+  echo "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+  echo "allow.everyone.if.no.acl.found=true"
+} > "$WORK/kafkajs.properties"
+"$HERE/../kafka/tool.sh" kafka-storage format -t MkU3OEVBNTcwNTJENDM2Qk -c "$WORK/kafkajs.properties" \
+  --add-scram 'SCRAM-SHA-256=[name=testscram,password="testtestscram=256"]' \
+  --add-scram 'SCRAM-SHA-512=[name=testscram,password="testtestscram=512"]' > "$WORK/format-kafkajs.log" 2>&1 ||
+  { fail format-kafkajs "$WORK/format-kafkajs.log"; echo "interop-peer: $PASSED passed, $FAILED failed"; exit 1; }
+start_karst "$WORK/kafkajs.properties" 9100
+
+# run_jest NAME NAME-PATTERN [VAR=VALUE...] -- FILES...: the tests of FILES whose full name matches
+# NAME-PATTERN (jest -t), one PASS/FAIL each; a selected test jest skips (pending) is a failure, so
+# the files must suit the OAUTHBEARER_ENABLED setting.
+run_jest() {
+  local name="$1" pattern="$2"; shift 2
+  local vars=(); while [ "$1" != -- ]; do vars+=("$1"); shift; done; shift
+  local out="$WORK/$name.log" json="$WORK/$name.json"
+  (cd "$KJS" && env KAFKA_VERSION=4.4 NODE_ENV=test "${vars[@]}" JEST_JUNIT_OUTPUT_DIR="$WORK" \
+    timeout 600 node_modules/.bin/jest --ci --runInBand --forceExit --no-watchman -t "$pattern" \
+    --json --outputFile="$json" "$@") > "$out" 2>&1
+  local rc=$? line
+  while IFS=$'\t' read -r status test; do
+    case "$status" in
+      passed) pass "$name $test" ;;
+      *) fail "$name $test ($status)" "$out" ;;
+    esac
+  done < <(node -e '
+    const [json, pattern] = process.argv.slice(1), selected = new RegExp(pattern)
+    for (const f of require(json).testResults) for (const a of f.assertionResults)
+      if (selected.test(a.fullName)) console.log(a.status + "\t" + a.fullName.replace(/\s+/g, "_"))' "$json" "$pattern" 2> /dev/null)
+  if [ "$rc" != 0 ] || ! grep -q '"numPassedTests":[1-9]' "$json" 2> /dev/null; then fail "$name (exit $rc)" "$out"; fi
+}
+
+run_jest kafkajs . -- src/broker/__tests__/connect.spec.js src/broker/__tests__/disconnect.spec.js \
+  src/admin/__tests__/connection.spec.js src/consumer/__tests__/connection.spec.js
+# The ACL tests log in with PLAIN over SASL_SSL as test, bob and alice. Three of them create their
+# topic with replicationFactor 2, which one broker refuses (INVALID_REPLICATION_FACTOR, as Kafka's
+# would); they need two brokers and are left out.
+run_jest kafkajs-acl '^(?!.*(checks topic access|applies and deletes acl|creates and queries acl))' -- \
+  src/admin/__tests__/createAcls.spec.js src/admin/__tests__/describeAcls.spec.js src/admin/__tests__/deleteAcls.spec.js
+# Of the connection tests, those of #connect (PLAINTEXT and SSL). The #send ones are PLAINTEXT tests of
+# kafkajs's own request queue timing (a 50 ms request timeout against a 100 ms sleep), which a loaded
+# machine can flip whatever the broker does.
+run_jest kafkajs-connection '#connect' -- src/network/connection.spec.js
+run_jest kafkajs-producer 'SSL|SASL' -- src/producer/index.spec.js
+# The suite's OAUTHBEARER group (package.json test:group:oauthbearer): its saslEntries become
+# OAUTHBEARER alone and the PLAIN/SCRAM-only tests are skipped, so only the OAUTHBEARER ones are taken.
+run_jest kafkajs-oauthbearer OAUTHBEARER OAUTHBEARER_ENABLED=1 -- src/producer/index.spec.js \
+  src/broker/__tests__/connect.spec.js src/consumer/__tests__/connection.spec.js \
+  src/broker/__tests__/disconnect.spec.js src/admin/__tests__/connection.spec.js src/broker/__tests__/reauthenticate.spec.js
 
 echo "interop-peer: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
