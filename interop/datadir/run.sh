@@ -23,6 +23,11 @@
 #                          of Karst, both cleaned: the records each serves are what the input
 #                          implies and the same on both (offsets, keys, values, markers); then
 #                          Kafka on Karst's cleaned directory and Karst on Kafka's serve the same
+#   compact_kill9_to_kafka the same input's first phase to Karst with a throttled cleaner, Karst
+#                          killed with SIGKILL while a .cleaned or .swap file exists, then Kafka 4.4
+#                          on the directory: every record served is the one written at its offset,
+#                          offsets ordered, each key's latest value served, no older value served
+#                          without the newer record; prints which of .cleaned/.swap the kill left
 # Starts its own brokers on free loopback ports; needs java and the jars of ../kafka (fetch.sh).
 # Prints PASS/FAIL per check and "interop-datadir: N passed, M failed".
 # DATADIR_SCENARIOS=a,b limits the scenarios; INTEROP_KEEP_DATA=1 keeps the temp dirs;
@@ -36,7 +41,7 @@ export KAFKA_VERSION="${DATADIR_KAFKA_VERSION:-4.4.0}"
 # The older release of the kafka41 scenario, whose directories stay at 4.1-IV1.
 OLD_KAFKA_VERSION=4.1.2
 source "$KAFKA/common.sh"
-SCENARIOS="${DATADIR_SCENARIOS:-kafka_clean_to_karst,kafka_kill9_to_karst,kafka_snapshots_to_karst,karst_to_kafka,kafka41_clean_to_karst,compact_equivalence}"
+SCENARIOS="${DATADIR_SCENARIOS:-kafka_clean_to_karst,kafka_kill9_to_karst,kafka_snapshots_to_karst,karst_to_kafka,kafka41_clean_to_karst,compact_equivalence,compact_kill9_to_kafka}"
 # Kafka settings that make it snapshot __cluster_metadata (NNN-EEE.checkpoint) after nearly every
 # commit and roll its segments often, so Karst must start from the newest snapshot.
 SNAPSHOT_SETTINGS=(metadata.log.max.record.bytes.between.snapshots=1 metadata.log.max.snapshot.interval.ms=500
@@ -112,6 +117,12 @@ stop_karst() { # NAME: SIGTERM must end it, with status 0, within 30 s
 }
 
 # ---- checks
+count_checks() { # OUT RC NAME: adds the checker's PASS/FAIL lines in OUT to the totals
+  cat "$1"
+  local p f; p=$(grep -c '^PASS ' "$1"); f=$(grep -c '^FAIL ' "$1"); p=${p:-0}; f=${f:-0}
+  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
+  if [ "$2" != 0 ] && [ "$f" = 0 ]; then fail "$3_exit_$2" "$1"; fi
+}
 produce() { # DIR NAME BROKER(kafka|karst)
   if timeout 150 "$WORK/check" produce -bootstrap "$BOOTSTRAP" -manifest "$1/manifest.json" -broker "$3" > "$1/produce.out" 2>&1; then
     cp "$1/manifest.json" "$1/manifest-produced.json"; pass "$2"
@@ -122,10 +133,7 @@ verify() { # DIR SCENARIO BROKER(kafka|karst): one PASS/FAIL line per check, fro
   timeout 150 "$WORK/check" verify -bootstrap "$BOOTSTRAP" -manifest "$1/manifest.json" -out "$1/manifest.next.json" \
     -name "$2" -broker "$3" > "$out" 2>&1
   local rc=$?
-  cat "$out"
-  local p f; p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out"); p=${p:-0}; f=${f:-0}
-  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
-  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail "$2/verify_exit_$rc" "$out"; fi
+  count_checks "$out" "$rc" "$2/verify"
   # Each step's manifest stays for INTEROP_KEEP_DATA=1 post-mortems.
   [ -f "$1/manifest.next.json" ] && cp "$1/manifest.next.json" "$1/manifest-after-${2//\//_}.json" &&
     mv "$1/manifest.next.json" "$1/manifest.json"
@@ -197,10 +205,7 @@ compact_dump() { # DIR NAME DUMP_FILE: the checker's PASS/FAIL lines, counted
   timeout 200 "$WORK/check" compact-dump -bootstrap "$BOOTSTRAP" -dir "$D/data" -records "$D/compact-records.json" \
     -dump "$D/$3" -name "$2" -timeout 180s > "$out" 2>&1
   local rc=$?
-  cat "$out"
-  local p f; p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out"); p=${p:-0}; f=${f:-0}
-  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
-  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail "$2/dump_exit_$rc" "$out"; fi
+  count_checks "$out" "$rc" "$2/dump"
   [ "$rc" = 0 ]
 }
 same_file() { # NAME A B
@@ -230,6 +235,38 @@ compact_equivalence() {
   stop_karst "$name/karst_on_kafka_dir_stop"
 }
 
+# Karst killed with SIGKILL while a throttled pass has a .cleaned or .swap file in the partition
+# dir; Kafka 4.4 must then open the directory and serve what the input leaves.
+cleaning_files() { (cd "$1/data" && find dd-compact-* -name "*.cleaned" -o -name "*.swap" | sort); }
+compact_kill9_to_kafka() {
+  local name=compact_kill9_to_kafka D="$WORK/compact_kill9"; mkdir -p "$D"
+  # 1 MB/s: the pass over phase 1 (about 8 MB read) lasts seconds.
+  start_karst "$D" "$name/karst_start" "${CLEANER_SETTINGS[@]}" log.cleaner.io.max.bytes.per.second=1000000 || return
+  checked "$name/karst_produce" "$D/phase1.out" timeout 400 "$WORK/check" compact-produce -bootstrap "$BOOTSTRAP" -phase 1 \
+    -records "$D/compact-records.json" -timeout 360s || { kill -9 "$KARST_PID"; return; }
+  # The checker polls the partition dirs faster than a shell loop could: a .swap file lasts
+  # only while the pass replaces segments. DATADIR_COMPACT_KILL_AT=swap waits for one.
+  checked "$name/karst_kill9_mid_cleaning" "$D/kill.out" timeout 200 "$WORK/check" compact-kill -dir "$D/data" \
+    -pid "$KARST_PID" -at "${DATADIR_COMPACT_KILL_AT:-any}" -timeout 180s
+  kill -9 "$KARST_PID" 2> /dev/null; wait "$KARST_PID" 2> /dev/null
+  # A killed process changes no file: what is on disk now is what was there at the kill.
+  local left; left="$(cleaning_files "$D" | tr '\n' ' ')"
+  if [ -z "$left" ]; then fail "$name/cleaning_files_at_kill"; return; fi
+  pass "$name/cleaning_files_at_kill"
+  local with=".cleaned"; [[ "$left" == *.swap* ]] && with=".swap"
+  [[ "$left" == *.swap* && "$left" == *.cleaned* ]] && with=".cleaned and .swap"
+  echo "     kill landed with $with present: $left"
+  start_kafka "$D" "$name/kafka_start" || return
+  local out="$D/survivors.out"
+  timeout 200 "$WORK/check" compact-survivors -bootstrap "$BOOTSTRAP" -records "$D/compact-records.json" \
+    -name "$name/kafka" -timeout 180s > "$out" 2>&1
+  count_checks "$out" $? "$name/survivors"
+  # Kafka's log loading deletes .cleaned files and completes .swap ones.
+  if [ -z "$(cleaning_files "$D")" ]; then pass "$name/kafka_cleared_cleaning_files"; else
+    cleaning_files "$D" > "$D/left.out"; fail "$name/kafka_cleared_cleaning_files" "$D/left.out"; fi
+  stop_kafka "$D"
+}
+
 log "building karst and the checker"
 build() {
   if [ -n "${DATADIR_KARST_BIN:-}" ]; then cp "$DATADIR_KARST_BIN" "$WORK/karst"; else timeout 600 go build -o "$WORK/karst" ./cmd/karst; fi &&
@@ -245,6 +282,7 @@ else
   has_scenario kafka_snapshots_to_karst && kafka_to_karst kafka_snapshots_to_karst clean "${SNAPSHOT_SETTINGS[@]}"
   has_scenario karst_to_kafka && karst_to_kafka
   has_scenario compact_equivalence && compact_equivalence
+  has_scenario compact_kill9_to_kafka && compact_kill9_to_kafka
   if has_scenario kafka41_clean_to_karst; then
     if timeout 600 "$KAFKA/fetch.sh" "$OLD_KAFKA_VERSION" > "$WORK/fetch-old.out" 2>&1; then
       KAFKA_VERSION="$OLD_KAFKA_VERSION" kafka_to_karst kafka41_clean_to_karst clean

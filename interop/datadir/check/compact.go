@@ -447,62 +447,16 @@ func compactDump(ctx context.Context, bootstrap, dir, recordsFile, out string, r
 		}
 		cleaned[p] = c
 	}
-	cl, err := kgo.NewClient(clientOpts(bootstrap)...)
+	served, err := readServed(ctx, bootstrap)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, compactTopic)
-	if err != nil {
-		return err
-	}
-	if err := ends.Error(); err != nil {
-		return err
-	}
-	from := map[int32]kgo.Offset{}
-	remaining := 0
-	end := map[int32]int64{}
-	for p := int32(0); p < compactPartitions; p++ {
-		o, _ := ends.Lookup(compactTopic, p)
-		end[p] = o.Offset
-		from[p] = kgo.NewOffset().AtStart()
-		remaining++
-	}
-	consumer, err := kgo.NewClient(clientOpts(bootstrap, kgo.KeepControlRecords(),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{compactTopic: from}))...)
-	if err != nil {
-		return err
-	}
-	defer consumer.Close()
 	var data, all []string
-	for remaining > 0 {
-		fetches := consumer.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("reading %s: %w", compactTopic, err)
+	for _, rec := range served {
+		all = append(all, rec.line)
+		if !rec.control {
+			data = append(data, rec.line)
 		}
-		for _, fe := range fetches.Errors() {
-			return fmt.Errorf("fetch %s/%d: %w", fe.Topic, fe.Partition, fe.Err)
-		}
-		fetches.EachRecord(func(rec *kgo.Record) {
-			var l string
-			switch {
-			case rec.Attrs.IsControl():
-				// The key is the marker type; the value holds the coordinator
-				// epoch, which the two brokers need not share.
-				l = fmt.Sprintf("%d %d control %s", rec.Partition, rec.Offset, hex.EncodeToString(rec.Key))
-			case rec.Value == nil:
-				l = WrittenRec{Partition: rec.Partition, Offset: rec.Offset, Key: string(rec.Key), Null: true}.line()
-			default:
-				l = WrittenRec{Partition: rec.Partition, Offset: rec.Offset, Key: string(rec.Key), Value: digest(rec.Value)}.line()
-			}
-			all = append(all, l)
-			if !rec.Attrs.IsControl() {
-				data = append(data, l)
-			}
-			if rec.Offset == end[rec.Partition]-1 {
-				remaining--
-			}
-		})
 	}
 	sort.Slice(all, func(i, j int) bool { return lineOrder(all[i]) < lineOrder(all[j]) })
 	sort.Slice(data, func(i, j int) bool { return lineOrder(data[i]) < lineOrder(data[j]) })
@@ -519,6 +473,74 @@ func compactDump(ctx context.Context, bootstrap, dir, recordsFile, out string, r
 	}())
 	fmt.Printf("%d records written, %d served (%d of them markers), cleaned to %v\n", len(written), len(all), len(all)-len(data), cleaned)
 	return nil
+}
+
+// servedRec is one record or transaction marker as a broker served it.
+type servedRec struct {
+	partition int32
+	offset    int64
+	control   bool
+	line      string
+}
+
+// readServed reads every record and transaction marker of the compacted
+// topic (read_uncommitted) up to the log end offsets, in the order served.
+func readServed(ctx context.Context, bootstrap string) ([]servedRec, error) {
+	cl, err := kgo.NewClient(clientOpts(bootstrap)...)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, compactTopic)
+	if err != nil {
+		return nil, err
+	}
+	if err := ends.Error(); err != nil {
+		return nil, err
+	}
+	from := map[int32]kgo.Offset{}
+	remaining := 0
+	end := map[int32]int64{}
+	for p := int32(0); p < compactPartitions; p++ {
+		o, _ := ends.Lookup(compactTopic, p)
+		end[p] = o.Offset
+		from[p] = kgo.NewOffset().AtStart()
+		remaining++
+	}
+	consumer, err := kgo.NewClient(clientOpts(bootstrap, kgo.KeepControlRecords(),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{compactTopic: from}))...)
+	if err != nil {
+		return nil, err
+	}
+	defer consumer.Close()
+	var served []servedRec
+	for remaining > 0 {
+		fetches := consumer.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", compactTopic, err)
+		}
+		for _, fe := range fetches.Errors() {
+			return nil, fmt.Errorf("fetch %s/%d: %w", fe.Topic, fe.Partition, fe.Err)
+		}
+		fetches.EachRecord(func(rec *kgo.Record) {
+			var l string
+			switch {
+			case rec.Attrs.IsControl():
+				// The key is the marker type; the value holds the coordinator
+				// epoch, which the two brokers need not share.
+				l = fmt.Sprintf("%d %d control %s", rec.Partition, rec.Offset, hex.EncodeToString(rec.Key))
+			case rec.Value == nil:
+				l = WrittenRec{Partition: rec.Partition, Offset: rec.Offset, Key: string(rec.Key), Null: true}.line()
+			default:
+				l = WrittenRec{Partition: rec.Partition, Offset: rec.Offset, Key: string(rec.Key), Value: digest(rec.Value)}.line()
+			}
+			served = append(served, servedRec{partition: rec.Partition, offset: rec.Offset, control: rec.Attrs.IsControl(), line: l})
+			if rec.Offset == end[rec.Partition]-1 {
+				remaining--
+			}
+		})
+	}
+	return served, nil
 }
 
 // diffLines names the first lines only one side has.

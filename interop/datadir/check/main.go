@@ -9,6 +9,8 @@
 //	check compact-wait -dir LOGDIR
 //	check compact-bench -bootstrap HOST:PORT -records-count N -keys K -value-bytes S
 //	check compact-dump -bootstrap HOST:PORT -dir LOGDIR -records FILE -dump FILE -name SCENARIO
+//	check compact-kill -dir LOGDIR -pid PID [-at any|swap]
+//	check compact-survivors -bootstrap HOST:PORT -records FILE -name SCENARIO
 //
 // produce also records the broker's ListOffsets answers (earliest, latest,
 // max timestamp and a timestamp lookup around every record timestamp) for
@@ -52,6 +54,8 @@ func main() {
 	benchRecords := fs.Int("records-count", 500_000, "compact-bench: records to write")
 	benchKeys := fs.Int("keys", 10_000, "compact-bench: distinct keys")
 	benchValue := fs.Int("value-bytes", 200, "compact-bench: bytes of each value")
+	pid := fs.Int("pid", 0, "compact-kill: the broker process to kill")
+	at := fs.String("at", "any", "compact-kill: kill at the first .cleaned or .swap file (any) or at a .swap file (swap)")
 	_ = fs.Parse(os.Args[2:])
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -105,6 +109,20 @@ func main() {
 		r := &reporter{prefix: *name}
 		if err := compactDump(ctx, *bootstrap, *dir, *records, *dump, r); err != nil {
 			fmt.Fprintln(os.Stderr, "compact-dump:", err)
+			os.Exit(1)
+		}
+		if r.failed > 0 {
+			os.Exit(1)
+		}
+	case "compact-kill":
+		if err := compactKill(ctx, *dir, *pid, *at); err != nil {
+			fmt.Fprintln(os.Stderr, "compact-kill:", err)
+			os.Exit(1)
+		}
+	case "compact-survivors":
+		r := &reporter{prefix: *name}
+		if err := compactSurvivors(ctx, *bootstrap, *records, r); err != nil {
+			fmt.Fprintln(os.Stderr, "compact-survivors:", err)
 			os.Exit(1)
 		}
 		if r.failed > 0 {
