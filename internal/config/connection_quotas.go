@@ -58,12 +58,25 @@ func (b *Broker) MaxConnectionsPerIPOverrides() map[string]int {
 // ListenerMaxConnections is listener.name.<listener>.max.connections if
 // set, else max.connections (Kafka's per-listener connection quota).
 func (b *Broker) ListenerMaxConnections(listener string) int {
-	if raw, ok := b.ListenerOverride(listener, "max.connections"); ok {
-		if v, err := parseValue("max.connections", raw, TypeInt); err == nil {
+	return b.listenerInt(listener, "max.connections")
+}
+
+// ListenerMaxConnectionCreationRate is
+// listener.name.<listener>.max.connection.creation.rate if set, else
+// max.connection.creation.rate (KIP-612's per-listener rate).
+func (b *Broker) ListenerMaxConnectionCreationRate(listener string) int {
+	return b.listenerInt(listener, "max.connection.creation.rate")
+}
+
+// listenerInt is the listener's override of the int key, else the key's
+// broker value.
+func (b *Broker) listenerInt(listener, key string) int {
+	if raw, ok := b.ListenerOverride(listener, key); ok {
+		if v, err := parseValue(key, raw, TypeInt); err == nil {
 			return int(v.(int32))
 		}
 	}
-	return int(b.Int("max.connections"))
+	return int(b.Int(key))
 }
 
 // checkConnectionQuotas applies KafkaConfig's rules on the per-IP limits.

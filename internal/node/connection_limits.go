@@ -17,14 +17,17 @@ import (
 // connectionLimits are the connection quotas b sets for listeners.
 func connectionLimits(b *config.Broker, listeners []server.Listener) server.ConnectionLimits {
 	l := server.ConnectionLimits{
-		MaxConnections:               int(b.Int("max.connections")),
-		ListenerMaxConnections:       map[string]int{},
-		MaxConnectionsPerIP:          int(b.Int("max.connections.per.ip")),
-		MaxConnectionsPerIPOverrides: b.MaxConnectionsPerIPOverrides(),
-		InterBrokerListener:          b.InterBrokerListenerName(),
+		MaxConnections:                    int(b.Int("max.connections")),
+		ListenerMaxConnections:            map[string]int{},
+		MaxConnectionsPerIP:               int(b.Int("max.connections.per.ip")),
+		MaxConnectionsPerIPOverrides:      b.MaxConnectionsPerIPOverrides(),
+		MaxConnectionCreationRate:         int(b.Int("max.connection.creation.rate")),
+		ListenerMaxConnectionCreationRate: map[string]int{},
+		InterBrokerListener:               b.InterBrokerListenerName(),
 	}
 	for _, ln := range listeners {
 		l.ListenerMaxConnections[ln.Name] = b.ListenerMaxConnections(ln.Name)
+		l.ListenerMaxConnectionCreationRate[ln.Name] = b.ListenerMaxConnectionCreationRate(ln.Name)
 	}
 	return l
 }
@@ -99,7 +102,8 @@ func (d *dynamicConnectionLimits) run(ctx context.Context, srv *server.Server) {
 			continue
 		}
 		d.logger.Info("updated connection limits", "max.connections", limits.MaxConnections,
-			"max.connections.per.ip", limits.MaxConnectionsPerIP, "max.connections.per.ip.overrides", limits.MaxConnectionsPerIPOverrides)
+			"max.connections.per.ip", limits.MaxConnectionsPerIP, "max.connections.per.ip.overrides", limits.MaxConnectionsPerIPOverrides,
+			"max.connection.creation.rate", limits.MaxConnectionCreationRate, "listener max.connection.creation.rate", limits.ListenerMaxConnectionCreationRate)
 	}
 }
 

@@ -209,6 +209,7 @@ func Start(cfg Config) (n *Node, err error) {
 		listenerNames = append(listenerNames, l.Name)
 	}
 	n.metrics.WatchAcceptors(listenerNames, n.srv.AcceptorBlocked)
+	n.metrics.WatchConnectionCreation(listenerNames, n.srv.ConnectionCreationRates, n.srv.AcceptsThrottled)
 	if err := n.srv.Listen(); err != nil {
 		return nil, err
 	}

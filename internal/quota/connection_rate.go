@@ -139,3 +139,61 @@ func throttleMs(observed, bound float64, windowMs, maxMs int64) int64 {
 	}
 	return int64(ms)
 }
+
+// CreationRate is a connection-creation-rate sensor of a listener or of
+// the broker (KIP-612's max.connection.creation.rate): unlike an ip
+// entity's, every connection counts in it, throttled or not, as Kafka's
+// Sensor.record records the value before it checks the quota.
+type CreationRate struct {
+	mu   sync.Mutex
+	w    Window
+	now  func() time.Time
+	rate rate
+}
+
+// NewCreationRate returns a sensor over w (quota.window.num windows of
+// quota.window.size.seconds); now is time.Now when nil.
+func NewCreationRate(w Window, now func() time.Time) *CreationRate {
+	if w.Num <= 0 {
+		w.Num = 11
+	}
+	if w.SizeMs <= 0 {
+		w.SizeMs = 1000
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &CreationRate{w: w, now: now}
+}
+
+// Record counts a new connection and returns how long the acceptor waits
+// before taking it (ConnectionQuotas.recordAndGetThrottleTimeMs): the
+// delay that brings the rate back to bound, at most one window.
+func (c *CreationRate) Record(bound int) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now().UnixMilli()
+	c.rate.record(c.w, 1, now)
+	observed := c.rate.measure(c.w, now)
+	if observed <= float64(bound) {
+		return 0
+	}
+	return time.Duration(throttleMs(observed, float64(bound), c.rate.windowSize(c.w, now), c.w.SizeMs)) * time.Millisecond
+}
+
+// Measure is the rate now, in connections per second (Kafka's
+// connection-accept-rate).
+func (c *CreationRate) Measure() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rate.measure(c.w, c.now().UnixMilli())
+}
+
+// Window is the quotas' window (quota.window.num and
+// quota.window.size.seconds).
+func (m *Manager) Window() Window {
+	if m == nil {
+		return Window{Num: 11, SizeMs: 1000}
+	}
+	return m.cfg.Window
+}

@@ -123,3 +123,18 @@ func TestConnectionRateThrottleTime(t *testing.T) {
 		t.Fatalf("rate 0: throttled %v, want the 10 s cap", d)
 	}
 }
+
+// Kafka's listener and broker sensors count every connection, throttled
+// or not, and delay by QuotaUtils.throttleTime capped at one window.
+func TestCreationRateCountsThrottledConnections(t *testing.T) {
+	now := time.UnixMilli(1_000_000)
+	r := NewCreationRate(Window{Num: 2, SizeMs: 1000}, func() time.Time { return now })
+	for i, want := range []time.Duration{0, 0, 500 * time.Millisecond, time.Second, time.Second} {
+		if got := r.Record(2); got != want {
+			t.Fatalf("connection %d at 2/s: throttle %v, want %v", i+1, got, want)
+		}
+	}
+	if got := r.Measure(); got != 5 {
+		t.Fatalf("Measure = %v, want 5 (every connection counts)", got)
+	}
+}

@@ -26,14 +26,23 @@ type ConnectionLimits struct {
 	// limits by IP address or host name. A host name counts for every
 	// address it resolves to when the limits are applied.
 	MaxConnectionsPerIPOverrides map[string]int
+	// MaxConnectionCreationRate is max.connection.creation.rate: new
+	// connections per second over all listeners but a protected
+	// inter-broker one.
+	MaxConnectionCreationRate int
+	// ListenerMaxConnectionCreationRate are
+	// listener.name.<listener>.max.connection.creation.rate by listener
+	// name; a listener not named has MaxConnectionCreationRate.
+	ListenerMaxConnectionCreationRate map[string]int
 	// InterBrokerListener is inter.broker.listener.name, exempt from
-	// MaxConnections when there are other listeners.
+	// MaxConnections and MaxConnectionCreationRate when there are other
+	// listeners.
 	InterBrokerListener string
 }
 
 // NoConnectionLimits are Kafka's defaults: every limit is Int.MaxValue.
 func NoConnectionLimits() ConnectionLimits {
-	return ConnectionLimits{MaxConnections: math.MaxInt32, MaxConnectionsPerIP: math.MaxInt32}
+	return ConnectionLimits{MaxConnections: math.MaxInt32, MaxConnectionsPerIP: math.MaxInt32, MaxConnectionCreationRate: math.MaxInt32}
 }
 
 // resolvedLimits are ConnectionLimits with the override hosts resolved.
@@ -46,6 +55,7 @@ type resolvedLimits struct {
 func resolveLimits(ctx context.Context, l ConnectionLimits) (resolvedLimits, error) {
 	r := resolvedLimits{ConnectionLimits: l, perIP: map[netip.Addr]int{}}
 	r.ListenerMaxConnections = maps.Clone(l.ListenerMaxConnections)
+	r.ListenerMaxConnectionCreationRate = maps.Clone(l.ListenerMaxConnectionCreationRate)
 	r.MaxConnectionsPerIPOverrides = maps.Clone(l.MaxConnectionsPerIPOverrides)
 	for host, limit := range l.MaxConnectionsPerIPOverrides {
 		if a, err := netip.ParseAddr(host); err == nil {
@@ -100,6 +110,17 @@ func (s *Server) ConnectionCount(addr netip.Addr) int { return s.quotas.count(ad
 func (s *Server) AcceptorBlocked(listener string) float64 {
 	return s.quotas.blocked(listener).Seconds()
 }
+
+// ConnectionCreationRates are the broker's connection creation rate and
+// the named listener's, in connections per second over the quota window
+// (Kafka's broker-connection-accept-rate and connection-accept-rate).
+func (s *Server) ConnectionCreationRates(listener string) (broker, perListener float64) {
+	return s.quotas.creationRates(listener)
+}
+
+// AcceptsThrottled is how many connections the acceptors held back for
+// the broker's or their listener's max.connection.creation.rate.
+func (s *Server) AcceptsThrottled() int64 { return s.quotas.acceptsThrottled() }
 
 // closeExcessConnections closes connections while more are open than
 // max.connections allows, least recently active first, sparing the

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/karst-broker/karst/internal/quota"
 )
 
 // Connection quotas follow Kafka's SocketServer ConnectionQuotas. Every
@@ -25,6 +27,14 @@ import (
 // measured against its address's connection_creation_rate (an ip entity's
 // client quota, KIP-612): over it, it is accepted, not counted, and closed
 // once the throttle time has passed (Kafka's throttledSockets).
+//
+// Before any of that, the connection is counted in its listener's
+// connection creation rate and, unless the listener is the protected
+// inter-broker one, in the broker's (KIP-612's
+// listener.name.<l>.max.connection.creation.rate and
+// max.connection.creation.rate). Over either, the acceptor waits out the
+// longer throttle time before it takes the connection, so new clients
+// queue in the listen backlog rather than being refused.
 
 // tooManyConnections refuses a connection over its address's limit.
 type tooManyConnections struct{ max int }
@@ -59,30 +69,55 @@ type connectionQuotas struct {
 	blockedTime map[string]time.Duration
 	// waiting is how many acceptors wait for a slot.
 	waiting int
+	// throttled counts connections whose accept waited for a creation
+	// rate.
+	throttled int64
+	// done is closed at shutdown, ending throttle waits.
+	done chan struct{}
+	// creationWindow is the window of the creation rates, those of the
+	// broker and by listener.
+	creationWindow quota.Window
+	brokerRate     *quota.CreationRate
+	listenerRates  map[string]*quota.CreationRate
 	// connectionRate, if set, records a new connection from an address
 	// against its connection_creation_rate and returns its throttle time.
 	connectionRate func(netip.Addr) time.Duration
 }
 
-func newConnectionQuotas(limits resolvedLimits, listeners int) *connectionQuotas {
+func newConnectionQuotas(limits resolvedLimits, listeners int, window quota.Window) *connectionQuotas {
 	q := &connectionQuotas{
 		limits: limits, listeners: listeners,
 		byAddr: map[netip.Addr]int{}, byListener: map[string]int{}, blockedTime: map[string]time.Duration{},
+		done: make(chan struct{}), brokerRate: quota.NewCreationRate(window, nil), creationWindow: window,
+		listenerRates: map[string]*quota.CreationRate{},
 	}
 	q.slotFreed.L = &q.mu
 	return q
 }
 
 // acquire takes a slot for a new connection from addr on listener,
-// waiting for the listener and broker-wide limits; it fails with
+// waiting out the creation rates' throttle and for the listener and
+// broker-wide limits; it fails with
 // connectionThrottled when addr is over its connection rate and
 // tooManyConnections when addr is at its limit, taking nothing.
 func (q *connectionQuotas) acquire(listener string, addr netip.Addr) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if !q.slotAvailable(listener) {
+	throttle := q.recordCreation(listener)
+	if throttle > 0 || !q.slotAvailable(listener) {
 		start := time.Now()
 		q.waiting++
+		if throttle > 0 {
+			q.throttled++
+			q.mu.Unlock()
+			t := time.NewTimer(throttle)
+			select {
+			case <-t.C:
+			case <-q.done:
+				t.Stop()
+			}
+			q.mu.Lock()
+		}
 		for !q.closed && !q.slotAvailable(listener) {
 			q.slotFreed.Wait()
 		}
@@ -108,6 +143,45 @@ func (q *connectionQuotas) acquire(listener string, addr netip.Addr) error {
 	q.byListener[listener]++
 	q.total++
 	return nil
+}
+
+// recordCreation counts a new connection in listener's creation rate and,
+// unless listener is protected, the broker's, and returns the longer of
+// their throttle times (ConnectionQuotas.recordConnectionAndGetThrottleTimeMs).
+func (q *connectionQuotas) recordCreation(listener string) time.Duration {
+	var broker time.Duration
+	if !q.protected(listener) {
+		broker = q.brokerRate.Record(q.limits.MaxConnectionCreationRate)
+	}
+	bound, ok := q.limits.ListenerMaxConnectionCreationRate[listener]
+	if !ok {
+		bound = q.limits.MaxConnectionCreationRate
+	}
+	return max(broker, q.listenerRate(listener).Record(bound))
+}
+
+func (q *connectionQuotas) listenerRate(listener string) *quota.CreationRate {
+	r, ok := q.listenerRates[listener]
+	if !ok {
+		r = quota.NewCreationRate(q.creationWindow, nil)
+		q.listenerRates[listener] = r
+	}
+	return r
+}
+
+// creationRates are the broker's connection creation rate and listener's,
+// in connections per second.
+func (q *connectionQuotas) creationRates(listener string) (broker, perListener float64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.brokerRate.Measure(), q.listenerRate(listener).Measure()
+}
+
+// acceptsThrottled is how many connections waited for a creation rate.
+func (q *connectionQuotas) acceptsThrottled() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.throttled
 }
 
 // release gives back a slot acquire took.
@@ -173,6 +247,9 @@ func (q *connectionQuotas) currentLimits() ConnectionLimits {
 func (q *connectionQuotas) close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if !q.closed {
+		close(q.done)
+	}
 	q.closed = true
 	q.slotFreed.Broadcast()
 }

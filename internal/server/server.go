@@ -193,7 +193,7 @@ func New(cfg Config) *Server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	// Listen resolves the override host names.
-	quotas := newConnectionQuotas(resolvedLimits{ConnectionLimits: *cfg.ConnectionLimits}, len(cfg.Listeners))
+	quotas := newConnectionQuotas(resolvedLimits{ConnectionLimits: *cfg.ConnectionLimits}, len(cfg.Listeners), cfg.ClientQuotas.Window())
 	if cfg.ClientQuotas != nil {
 		quotas.connectionRate = cfg.ClientQuotas.RecordConnection
 	}
