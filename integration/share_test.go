@@ -97,6 +97,21 @@ func (h *shareHarness) fetch(member string, epoch int32, wait time.Duration, ack
 // fetchAsync sends the ShareFetch from a goroutine of its own; the
 // function returned waits for its answer.
 func (h *shareHarness) fetchAsync(member string, epoch int32, wait time.Duration, acks ...kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) func() (*kmsg.ShareFetchResponse, error) {
+	req := h.fetchRequest(member, epoch, wait, acks...)
+	type answer struct {
+		resp *kmsg.ShareFetchResponse
+		err  error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		resp, err := req.RequestWith(h.ctx, h.broker())
+		ch <- answer{resp, err}
+	}()
+	return func() (*kmsg.ShareFetchResponse, error) { a := <-ch; return a.resp, a.err }
+}
+
+// fetchRequest is a ShareFetch for partition 0 with acks.
+func (h *shareHarness) fetchRequest(member string, epoch int32, wait time.Duration, acks ...kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) *kmsg.ShareFetchRequest {
 	req := kmsg.NewPtrShareFetchRequest()
 	req.GroupID, req.MemberID, req.ShareSessionEpoch = &h.group, &member, epoch
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.MaxRecords, req.BatchSize = int32(wait/time.Millisecond), 1, 1<<20, 500, 500
@@ -108,16 +123,7 @@ func (h *shareHarness) fetchAsync(member string, epoch int32, wait time.Duration
 		t.Partitions = append(t.Partitions, p)
 		req.Topics = append(req.Topics, t)
 	}
-	type answer struct {
-		resp *kmsg.ShareFetchResponse
-		err  error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		resp, err := req.RequestWith(h.ctx, h.broker())
-		ch <- answer{resp, err}
-	}()
-	return func() (*kmsg.ShareFetchResponse, error) { a := <-ch; return a.resp, a.err }
+	return req
 }
 
 // await is a fetchAsync's answer.
@@ -297,6 +303,37 @@ func TestShareLockExpiry(t *testing.T) {
 	if codes := ackCodes(h.ack("m1", 1, ackBatch(0, 2, ackAccept))); fmt.Sprint(codes) != fmt.Sprint([]int16{kerr.InvalidRecordState.Code}) {
 		t.Fatalf("m1 acknowledging after its lock expired: %v", codes)
 	}
+}
+
+// TestShareConnectionCloseReleases: closing the connection that opened a
+// share session closes the session and releases its acquired records at
+// once, as Kafka 4.1+ does, long before their lock would expire. (That a
+// session reopened on another connection outlives the first one's close
+// is share.TestSessionOwner's.)
+func TestShareConnectionCloseReleases(t *testing.T) {
+	b := karsttest.Start(t, karsttest.WithConfig("group.share.record.lock.duration.ms", "600000"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-conn-close", 1, 3)
+
+	conn := dialKafka(t, b.Addr())
+	req := h.fetchRequest("m1", 0, 5*time.Second)
+	req.Version = 1
+	first := conn.roundTrip(t, req).(*kmsg.ShareFetchResponse)
+	if got := acquired(t, first); !sameStrings(got, []string{"0-2:1"}) {
+		t.Fatalf("m1 acquired %v", got)
+	}
+	// m2's long poll waits while m1 holds every record; the close of
+	// m1's connection is what wakes it.
+	waiting := h.fetchAsync("m2", 0, 30*time.Second)
+	conn.nc.Close()
+	if got := acquired(t, h.await(waiting)); !sameStrings(got, []string{"0-2:2"}) {
+		t.Fatalf("after m1's connection closed m2 acquired %v", got)
+	}
+	if code := h.ack("m1", 1, ackBatch(0, 2, ackAccept)).ErrorCode; code != kerr.ShareSessionNotFound.Code {
+		t.Fatalf("m1's session after its connection closed: %v", kerr.ErrorForCode(code))
+	}
+
 }
 
 // TestShareSessionErrors: the share session errors Kafka answers.

@@ -10,7 +10,8 @@ package handler
 // session is SHARE_SESSION_NOT_FOUND) and adds its partitions to the
 // session and removes its forgotten ones; -1 closes it, after its
 // acknowledgements, releasing what the member still holds, and may not
-// fetch. A full cache is SHARE_SESSION_LIMIT_REACHED. Piggybacked
+// fetch. The close of the connection that opened a session closes it
+// too, as Kafka 4.1+ does. A full cache is SHARE_SESSION_LIMIT_REACHED. Piggybacked
 // acknowledgements are applied, and durable, before the fetch; then every
 // partition of the session is read and its available records acquired,
 // waiting up to MaxWaitMillis for an append or a release when none are.
@@ -73,12 +74,20 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 			resp.ErrorMessage = kmsg.StringPtr("a share session's first ShareFetch (epoch 0) may not acknowledge")
 			return Ready(resp)
 		}
-		replaced, err := sessions.Open(key, fetch)
+		replaced, err := sessions.Open(key, r.Conn, fetch)
 		if err != nil {
 			resp.ErrorCode = shareErrorCode(err)
 			return Ready(resp)
 		}
 		b.releaseShare(group, member, replaced)
+		if r.Conn != nil {
+			conn := r.Conn
+			conn.whenClosed(key, func() {
+				if closed, ok := sessions.CloseOwned(key, conn); ok {
+					b.releaseShare(group, member, closed)
+				}
+			})
+		}
 		partitions = sessions.Partitions(key)
 	case share.FinalEpoch:
 		for _, t := range req.Topics {
@@ -107,7 +116,7 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 		p.AcknowledgeErrorCode, p.AcknowledgeErrorMessage = code, optionalString(msg)
 	}
 	if req.ShareSessionEpoch == share.FinalEpoch {
-		resp.ErrorCode = b.closeShareSession(key)
+		resp.ErrorCode = b.closeShareSession(r.Conn, key)
 		return Ready(resp)
 	}
 	if renew {
@@ -201,7 +210,11 @@ func (b *Broker) shareMember(groupID, memberID *string) (group, member string, c
 // closeShareSession ends key's session once the request's
 // acknowledgements are applied, releasing what the member still holds in
 // its partitions; the code is SHARE_SESSION_NOT_FOUND without a session.
-func (b *Broker) closeShareSession(key share.SessionKey) int16 {
+// conn, the request's connection, has nothing left to do for it on close.
+func (b *Broker) closeShareSession(conn *Conn, key share.SessionKey) int16 {
+	if conn != nil {
+		conn.notWhenClosed(key)
+	}
 	closed, err := b.opts.Shares.Sessions.Close(key)
 	if err != nil {
 		return shareErrorCode(err)
