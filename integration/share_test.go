@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -404,9 +405,11 @@ func TestShareStateSurvivesRestart(t *testing.T) {
 	}
 	defer cl.Close()
 	h.cl = cl
-	// 5 and 7-9 were acquired, never acknowledged: delivered again with
-	// the count last made durable (none: they were never released).
-	if got := acquired(t, h.fetch("m2", 0, 5*time.Second)); !sameStrings(got, []string{"5-5:1", "7-9:1"}) {
+	// 5 and 7-9 were acquired, never acknowledged: the close of m1's
+	// connection (at the latest when the broker stopped, which waits for
+	// its connections before the share coordinator) released them
+	// durably, so they come again with delivery count 2.
+	if got := acquired(t, h.fetch("m2", 0, 5*time.Second)); !sameStrings(got, []string{"5-5:2", "7-9:2"}) {
 		t.Fatalf("after the restart acquired %v", got)
 	}
 }
@@ -710,5 +713,89 @@ func TestShareFetchV1(t *testing.T) {
 	}
 	if got := acquired(t, h.fetch("m1", 2, 5*time.Second)); !sameStrings(got, []string{"2-3:2"}) {
 		t.Fatalf("v1 after the release acquired %v", got)
+	}
+}
+
+// TestShareFetchMinBytes: a ShareFetch waits until MinBytes of records
+// lie past the fetch offset, as Kafka's DelayedShareFetch does, rather
+// than answering with the first record; when MaxWait ends short of
+// MinBytes it acquires what there is.
+func TestShareFetchMinBytes(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-min-bytes", 1, 1)
+	const minBytes = 4000
+	// "warm" holds r000, so that the share-partition is loaded and m1
+	// finds nothing to acquire when it arrives.
+	if got := acquired(t, h.fetch("warm", 0, 0)); !sameStrings(got, []string{"0-0:1"}) {
+		t.Fatalf("warm acquired %v", got)
+	}
+	// MaxWait far past the test's deadline: only MinBytes can end it.
+	req := h.fetchRequest("m1", 0, time.Hour)
+	req.MinBytes = minBytes
+	answer := make(chan *kmsg.ShareFetchResponse, 1)
+	go func() {
+		resp, err := req.RequestWith(ctx, h.broker())
+		if err != nil {
+			t.Error(err)
+		}
+		answer <- resp
+	}()
+	// m1's session exists once its request is in the broker: from then
+	// on an acknowledgement by m1 (epoch 1, nothing acknowledged) is
+	// answered, on a connection of its own.
+	probe := dialKafka(t, b.Addr())
+	for {
+		ack := kmsg.NewPtrShareAcknowledgeRequest()
+		ack.Version = 1
+		member := "m1"
+		ack.GroupID, ack.MemberID, ack.ShareSessionEpoch = &h.group, &member, 1
+		code := probe.roundTrip(t, ack).(*kmsg.ShareAcknowledgeResponse).ErrorCode
+		if code == 0 {
+			break
+		}
+		if code != kerr.ShareSessionNotFound.Code || ctx.Err() != nil {
+			t.Fatalf("waiting for m1's session: %v %v", kerr.ErrorForCode(code), ctx.Err())
+		}
+	}
+	// Random values, so that the log holds at least their bytes whatever
+	// the client's compression.
+	rng := rand.New(rand.NewPCG(1, 2))
+	value := make([]byte, 1000)
+	for produced := 0; produced*len(value) < minBytes; produced++ {
+		for i := range value {
+			value[i] = byte(rng.Uint32())
+		}
+		if err := h.cl.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: value}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp := <-answer
+	if resp == nil {
+		t.FailNow()
+	}
+	got := acquired(t, resp)
+	bytes := 0
+	for _, rt := range resp.Topics {
+		for _, p := range rt.Partitions {
+			bytes += len(p.Records)
+		}
+	}
+	if bytes < minBytes || len(got) == 0 || got[0][:2] != "1-" {
+		t.Fatalf("ShareFetch with MinBytes %d answered %d bytes, acquired %v", minBytes, bytes, got)
+	}
+
+	// m2 asks for more than will come: MaxWait ends the wait, and the
+	// one record there is acquired then.
+	h.produce(1000, 1)
+	short := h.fetchRequest("m2", 0, 200*time.Millisecond)
+	short.MinBytes = 1 << 20
+	r2, err := short.RequestWith(ctx, h.broker())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := acquired(t, r2); len(got) != 1 || got[0][len(got[0])-2:] != ":1" {
+		t.Fatalf("at MaxWait m2 acquired %v", got)
 	}
 }

@@ -13,8 +13,9 @@ package handler
 // fetch. The close of the connection that opened a session closes it
 // too, as Kafka 4.1+ does. A full cache is SHARE_SESSION_LIMIT_REACHED. Piggybacked
 // acknowledgements are applied, and durable, before the fetch; then every
-// partition of the session is read and its available records acquired,
-// waiting up to MaxWaitMillis for an append or a release when none are.
+// partition of the session is read and its available records acquired
+// once MinBytes lie past the fetch offsets, waiting up to MaxWaitMillis
+// for appends and releases, and acquiring what there is when it ends.
 // Member ids are taken as the client gives them: there is no share group
 // coordinator yet to hand them out.
 
@@ -26,6 +27,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/share"
 )
 
@@ -173,8 +175,20 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 		}
 		return got
 	}
+	// Like Kafka's DelayedShareFetch, the request waits until MinBytes of
+	// the log lie past the partitions' fetch offsets, acquiring nothing
+	// meanwhile so that other members may take those records; when
+	// MaxWait ends it acquires what there is.
+	minBytes := int(req.MinBytes)
+	ready := func() bool { return minBytes <= 1 || shareReadable(targets, settings, minBytes) >= minBytes }
 	signals := shareSignals(targets)
-	if acquire() || req.MaxWaitMillis <= 0 || len(targets) == 0 {
+	switch {
+	case len(targets) == 0:
+		return Ready(out.done())
+	case req.MaxWaitMillis <= 0:
+		acquire()
+		return Ready(out.done())
+	case ready() && acquire():
 		return Ready(out.done())
 	}
 	wait := time.Duration(req.MaxWaitMillis) * time.Millisecond
@@ -183,14 +197,44 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 		for {
 			left := time.Until(deadline)
 			if left <= 0 || !waitSignals(ctx, signals, left) {
+				if ctx.Err() == nil {
+					acquire() // what is there, short of MinBytes
+				}
 				return out.done()
 			}
 			signals = shareSignals(targets)
-			if acquire() {
+			if ready() && acquire() {
 				return out.done()
 			}
 		}
 	}}
+}
+
+// shareReadable is how many bytes of the targets' logs, up to limit, lie
+// from each share-partition's fetch offset to its end (the last stable
+// offset for read_committed), the measure Kafka's DelayedShareFetch holds
+// against MinBytes: records acquired by others or control batches in
+// that span count too.
+func shareReadable(targets []*shareTarget, s shareGroupSettings, limit int) int {
+	iso := klog.ReadUncommitted
+	if s.readCommitted {
+		iso = klog.ReadCommitted
+	}
+	n := 0
+	for _, t := range targets {
+		from, ok := t.sp.FetchOffset()
+		if !ok {
+			continue
+		}
+		res, err := t.part.Log.ReadIsolated(from, limit-n, true, iso)
+		if err != nil {
+			continue // the acquire that follows answers the partition's error
+		}
+		if n += int(res.Length); n >= limit {
+			break
+		}
+	}
+	return n
 }
 
 // shareMember is the group and member a share request names, or the
