@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -97,6 +98,21 @@ func (h *shareHarness) fetch(member string, epoch int32, wait time.Duration, ack
 // fetchAsync sends the ShareFetch from a goroutine of its own; the
 // function returned waits for its answer.
 func (h *shareHarness) fetchAsync(member string, epoch int32, wait time.Duration, acks ...kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) func() (*kmsg.ShareFetchResponse, error) {
+	req := h.fetchRequest(member, epoch, wait, acks...)
+	type answer struct {
+		resp *kmsg.ShareFetchResponse
+		err  error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		resp, err := req.RequestWith(h.ctx, h.broker())
+		ch <- answer{resp, err}
+	}()
+	return func() (*kmsg.ShareFetchResponse, error) { a := <-ch; return a.resp, a.err }
+}
+
+// fetchRequest is a ShareFetch for partition 0 with acks.
+func (h *shareHarness) fetchRequest(member string, epoch int32, wait time.Duration, acks ...kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) *kmsg.ShareFetchRequest {
 	req := kmsg.NewPtrShareFetchRequest()
 	req.GroupID, req.MemberID, req.ShareSessionEpoch = &h.group, &member, epoch
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.MaxRecords, req.BatchSize = int32(wait/time.Millisecond), 1, 1<<20, 500, 500
@@ -108,16 +124,7 @@ func (h *shareHarness) fetchAsync(member string, epoch int32, wait time.Duration
 		t.Partitions = append(t.Partitions, p)
 		req.Topics = append(req.Topics, t)
 	}
-	type answer struct {
-		resp *kmsg.ShareFetchResponse
-		err  error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		resp, err := req.RequestWith(h.ctx, h.broker())
-		ch <- answer{resp, err}
-	}()
-	return func() (*kmsg.ShareFetchResponse, error) { a := <-ch; return a.resp, a.err }
+	return req
 }
 
 // await is a fetchAsync's answer.
@@ -299,6 +306,37 @@ func TestShareLockExpiry(t *testing.T) {
 	}
 }
 
+// TestShareConnectionCloseReleases: closing the connection that opened a
+// share session closes the session and releases its acquired records at
+// once, as Kafka 4.1+ does, long before their lock would expire. (That a
+// session reopened on another connection outlives the first one's close
+// is share.TestSessionOwner's.)
+func TestShareConnectionCloseReleases(t *testing.T) {
+	b := karsttest.Start(t, karsttest.WithConfig("group.share.record.lock.duration.ms", "600000"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-conn-close", 1, 3)
+
+	conn := dialKafka(t, b.Addr())
+	req := h.fetchRequest("m1", 0, 5*time.Second)
+	req.Version = 1
+	first := conn.roundTrip(t, req).(*kmsg.ShareFetchResponse)
+	if got := acquired(t, first); !sameStrings(got, []string{"0-2:1"}) {
+		t.Fatalf("m1 acquired %v", got)
+	}
+	// m2's long poll waits while m1 holds every record; the close of
+	// m1's connection is what wakes it.
+	waiting := h.fetchAsync("m2", 0, 30*time.Second)
+	conn.nc.Close()
+	if got := acquired(t, h.await(waiting)); !sameStrings(got, []string{"0-2:2"}) {
+		t.Fatalf("after m1's connection closed m2 acquired %v", got)
+	}
+	if code := h.ack("m1", 1, ackBatch(0, 2, ackAccept)).ErrorCode; code != kerr.ShareSessionNotFound.Code {
+		t.Fatalf("m1's session after its connection closed: %v", kerr.ErrorForCode(code))
+	}
+
+}
+
 // TestShareSessionErrors: the share session errors Kafka answers.
 func TestShareSessionErrors(t *testing.T) {
 	b := karsttest.Start(t, karsttest.WithConfig("group.share.max.share.sessions", "2"))
@@ -367,9 +405,11 @@ func TestShareStateSurvivesRestart(t *testing.T) {
 	}
 	defer cl.Close()
 	h.cl = cl
-	// 5 and 7-9 were acquired, never acknowledged: delivered again with
-	// the count last made durable (none: they were never released).
-	if got := acquired(t, h.fetch("m2", 0, 5*time.Second)); !sameStrings(got, []string{"5-5:1", "7-9:1"}) {
+	// 5 and 7-9 were acquired, never acknowledged: the close of m1's
+	// connection (at the latest when the broker stopped, which waits for
+	// its connections before the share coordinator) released them
+	// durably, so they come again with delivery count 2.
+	if got := acquired(t, h.fetch("m2", 0, 5*time.Second)); !sameStrings(got, []string{"5-5:2", "7-9:2"}) {
 		t.Fatalf("after the restart acquired %v", got)
 	}
 }
@@ -673,5 +713,89 @@ func TestShareFetchV1(t *testing.T) {
 	}
 	if got := acquired(t, h.fetch("m1", 2, 5*time.Second)); !sameStrings(got, []string{"2-3:2"}) {
 		t.Fatalf("v1 after the release acquired %v", got)
+	}
+}
+
+// TestShareFetchMinBytes: a ShareFetch waits until MinBytes of records
+// lie past the fetch offset, as Kafka's DelayedShareFetch does, rather
+// than answering with the first record; when MaxWait ends short of
+// MinBytes it acquires what there is.
+func TestShareFetchMinBytes(t *testing.T) {
+	b := karsttest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newShareHarness(t, ctx, b.Addr(), "share-min-bytes", 1, 1)
+	const minBytes = 4000
+	// "warm" holds r000, so that the share-partition is loaded and m1
+	// finds nothing to acquire when it arrives.
+	if got := acquired(t, h.fetch("warm", 0, 0)); !sameStrings(got, []string{"0-0:1"}) {
+		t.Fatalf("warm acquired %v", got)
+	}
+	// MaxWait far past the test's deadline: only MinBytes can end it.
+	req := h.fetchRequest("m1", 0, time.Hour)
+	req.MinBytes = minBytes
+	answer := make(chan *kmsg.ShareFetchResponse, 1)
+	go func() {
+		resp, err := req.RequestWith(ctx, h.broker())
+		if err != nil {
+			t.Error(err)
+		}
+		answer <- resp
+	}()
+	// m1's session exists once its request is in the broker: from then
+	// on an acknowledgement by m1 (epoch 1, nothing acknowledged) is
+	// answered, on a connection of its own.
+	probe := dialKafka(t, b.Addr())
+	for {
+		ack := kmsg.NewPtrShareAcknowledgeRequest()
+		ack.Version = 1
+		member := "m1"
+		ack.GroupID, ack.MemberID, ack.ShareSessionEpoch = &h.group, &member, 1
+		code := probe.roundTrip(t, ack).(*kmsg.ShareAcknowledgeResponse).ErrorCode
+		if code == 0 {
+			break
+		}
+		if code != kerr.ShareSessionNotFound.Code || ctx.Err() != nil {
+			t.Fatalf("waiting for m1's session: %v %v", kerr.ErrorForCode(code), ctx.Err())
+		}
+	}
+	// Random values, so that the log holds at least their bytes whatever
+	// the client's compression.
+	rng := rand.New(rand.NewPCG(1, 2))
+	value := make([]byte, 1000)
+	for produced := 0; produced*len(value) < minBytes; produced++ {
+		for i := range value {
+			value[i] = byte(rng.Uint32())
+		}
+		if err := h.cl.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: value}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp := <-answer
+	if resp == nil {
+		t.FailNow()
+	}
+	got := acquired(t, resp)
+	bytes := 0
+	for _, rt := range resp.Topics {
+		for _, p := range rt.Partitions {
+			bytes += len(p.Records)
+		}
+	}
+	if bytes < minBytes || len(got) == 0 || got[0][:2] != "1-" {
+		t.Fatalf("ShareFetch with MinBytes %d answered %d bytes, acquired %v", minBytes, bytes, got)
+	}
+
+	// m2 asks for more than will come: MaxWait ends the wait, and the
+	// one record there is acquired then.
+	h.produce(1000, 1)
+	short := h.fetchRequest("m2", 0, 200*time.Millisecond)
+	short.MinBytes = 1 << 20
+	r2, err := short.RequestWith(ctx, h.broker())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := acquired(t, r2); len(got) != 1 || got[0][len(got[0])-2:] != ":1" {
+		t.Fatalf("at MaxWait m2 acquired %v", got)
 	}
 }

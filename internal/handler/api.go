@@ -72,6 +72,41 @@ type Conn struct {
 	// tokenAuthenticated: the principal authenticated with a delegation
 	// token, as Kafka's KafkaPrincipal.tokenAuthenticated.
 	tokenAuthenticated bool
+	// onClose is what handlers asked to be done when the connection
+	// closes, by a key of theirs so that asking again replaces.
+	onClose map[any]func()
+}
+
+// whenClosed has f run once the connection has closed (ConnectionClosed),
+// replacing what was asked under key before.
+func (c *Conn) whenClosed(key any, f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.onClose == nil {
+		c.onClose = map[any]func(){}
+	}
+	c.onClose[key] = f
+}
+
+// notWhenClosed forgets what was asked under key.
+func (c *Conn) notWhenClosed(key any) {
+	c.mu.Lock()
+	delete(c.onClose, key)
+	c.mu.Unlock()
+}
+
+// ConnectionClosed is told by the server that c has closed, after its
+// last response was written or dropped: no request of c is in flight.
+// It runs what handlers asked for with whenClosed, as Kafka's socket
+// server tells its ConnectionDisconnectListeners.
+func (b *Broker) ConnectionClosed(c *Conn) {
+	c.mu.Lock()
+	fs := c.onClose
+	c.onClose = nil
+	c.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
 }
 
 // Principal is who the connection authenticated as: User:ANONYMOUS until

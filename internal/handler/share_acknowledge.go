@@ -71,7 +71,7 @@ func (b *Broker) handleShareAcknowledge(_ context.Context, r *Request) Outcome {
 		resp.Topics = append(resp.Topics, rt)
 	}
 	if req.ShareSessionEpoch == share.FinalEpoch {
-		resp.ErrorCode = b.closeShareSession(key)
+		resp.ErrorCode = b.closeShareSession(r.Conn, key)
 	}
 	return Ready(resp)
 }

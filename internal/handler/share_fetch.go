@@ -10,10 +10,12 @@ package handler
 // session is SHARE_SESSION_NOT_FOUND) and adds its partitions to the
 // session and removes its forgotten ones; -1 closes it, after its
 // acknowledgements, releasing what the member still holds, and may not
-// fetch. A full cache is SHARE_SESSION_LIMIT_REACHED. Piggybacked
+// fetch. The close of the connection that opened a session closes it
+// too, as Kafka 4.1+ does. A full cache is SHARE_SESSION_LIMIT_REACHED. Piggybacked
 // acknowledgements are applied, and durable, before the fetch; then every
-// partition of the session is read and its available records acquired,
-// waiting up to MaxWaitMillis for an append or a release when none are.
+// partition of the session is read and its available records acquired
+// once MinBytes lie past the fetch offsets, waiting up to MaxWaitMillis
+// for appends and releases, and acquiring what there is when it ends.
 // Member ids are taken as the client gives them: there is no share group
 // coordinator yet to hand them out.
 
@@ -25,6 +27,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/share"
 )
 
@@ -73,12 +76,20 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 			resp.ErrorMessage = kmsg.StringPtr("a share session's first ShareFetch (epoch 0) may not acknowledge")
 			return Ready(resp)
 		}
-		replaced, err := sessions.Open(key, fetch)
+		replaced, err := sessions.Open(key, r.Conn, fetch)
 		if err != nil {
 			resp.ErrorCode = shareErrorCode(err)
 			return Ready(resp)
 		}
 		b.releaseShare(group, member, replaced)
+		if r.Conn != nil {
+			conn := r.Conn
+			conn.whenClosed(key, func() {
+				if closed, ok := sessions.CloseOwned(key, conn); ok {
+					b.releaseShare(group, member, closed)
+				}
+			})
+		}
 		partitions = sessions.Partitions(key)
 	case share.FinalEpoch:
 		for _, t := range req.Topics {
@@ -107,7 +118,7 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 		p.AcknowledgeErrorCode, p.AcknowledgeErrorMessage = code, optionalString(msg)
 	}
 	if req.ShareSessionEpoch == share.FinalEpoch {
-		resp.ErrorCode = b.closeShareSession(key)
+		resp.ErrorCode = b.closeShareSession(r.Conn, key)
 		return Ready(resp)
 	}
 	if renew {
@@ -164,8 +175,20 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 		}
 		return got
 	}
+	// Like Kafka's DelayedShareFetch, the request waits until MinBytes of
+	// the log lie past the partitions' fetch offsets, acquiring nothing
+	// meanwhile so that other members may take those records; when
+	// MaxWait ends it acquires what there is.
+	minBytes := int(req.MinBytes)
+	ready := func() bool { return minBytes <= 1 || shareReadable(targets, settings, minBytes) >= minBytes }
 	signals := shareSignals(targets)
-	if acquire() || req.MaxWaitMillis <= 0 || len(targets) == 0 {
+	switch {
+	case len(targets) == 0:
+		return Ready(out.done())
+	case req.MaxWaitMillis <= 0:
+		acquire()
+		return Ready(out.done())
+	case ready() && acquire():
 		return Ready(out.done())
 	}
 	wait := time.Duration(req.MaxWaitMillis) * time.Millisecond
@@ -174,14 +197,44 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 		for {
 			left := time.Until(deadline)
 			if left <= 0 || !waitSignals(ctx, signals, left) {
+				if ctx.Err() == nil {
+					acquire() // what is there, short of MinBytes
+				}
 				return out.done()
 			}
 			signals = shareSignals(targets)
-			if acquire() {
+			if ready() && acquire() {
 				return out.done()
 			}
 		}
 	}}
+}
+
+// shareReadable is how many bytes of the targets' logs, up to limit, lie
+// from each share-partition's fetch offset to its end (the last stable
+// offset for read_committed), the measure Kafka's DelayedShareFetch holds
+// against MinBytes: records acquired by others or control batches in
+// that span count too.
+func shareReadable(targets []*shareTarget, s shareGroupSettings, limit int) int {
+	iso := klog.ReadUncommitted
+	if s.readCommitted {
+		iso = klog.ReadCommitted
+	}
+	n := 0
+	for _, t := range targets {
+		from, ok := t.sp.FetchOffset()
+		if !ok {
+			continue
+		}
+		res, err := t.part.Log.ReadIsolated(from, limit-n, true, iso)
+		if err != nil {
+			continue // the acquire that follows answers the partition's error
+		}
+		if n += int(res.Length); n >= limit {
+			break
+		}
+	}
+	return n
 }
 
 // shareMember is the group and member a share request names, or the
@@ -201,7 +254,11 @@ func (b *Broker) shareMember(groupID, memberID *string) (group, member string, c
 // closeShareSession ends key's session once the request's
 // acknowledgements are applied, releasing what the member still holds in
 // its partitions; the code is SHARE_SESSION_NOT_FOUND without a session.
-func (b *Broker) closeShareSession(key share.SessionKey) int16 {
+// conn, the request's connection, has nothing left to do for it on close.
+func (b *Broker) closeShareSession(conn *Conn, key share.SessionKey) int16 {
+	if conn != nil {
+		conn.notWhenClosed(key)
+	}
 	closed, err := b.opts.Shares.Sessions.Close(key)
 	if err != nil {
 		return shareErrorCode(err)

@@ -224,6 +224,9 @@ func (c *conn) serve() {
 	c.logUnsupported()
 	c.enqueue(&pending{last: true})
 	<-c.done
+	// The writer has answered or dropped every request, so the handler
+	// is told of the close with nothing of this connection in flight.
+	c.s.broker.ConnectionClosed(c.info)
 }
 
 func (c *conn) take() { c.slots <- struct{}{} }

@@ -83,10 +83,10 @@ func TestSessionEpochs(t *testing.T) {
 	if _, err := s.Next(k, 1, nil, nil); !errors.Is(err, ErrSessionNotFound) {
 		t.Fatalf("no session: %v", err)
 	}
-	if _, err := s.Open(k, []TopicPartition{{Partition: 1}}); err != nil {
+	if _, err := s.Open(k, "conn1", []TopicPartition{{Partition: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Open(SessionKey{"g", "other"}, nil); !errors.Is(err, ErrSessionLimit) {
+	if _, err := s.Open(SessionKey{"g", "other"}, "conn1", nil); !errors.Is(err, ErrSessionLimit) {
 		t.Fatalf("second session with a limit of 1: %v", err)
 	}
 	if _, err := s.Next(k, 2, nil, nil); !errors.Is(err, ErrSessionEpoch) {
@@ -104,5 +104,34 @@ func TestSessionEpochs(t *testing.T) {
 	}
 	if _, err := s.Close(k); !errors.Is(err, ErrSessionNotFound) {
 		t.Fatalf("closing twice: %v", err)
+	}
+}
+
+// TestSessionOwner: a connection's close ends only the sessions it opened
+// and that were not reopened since on another connection.
+func TestSessionOwner(t *testing.T) {
+	s := NewSessions(0)
+	k := SessionKey{"g", "m"}
+	if _, err := s.Open(k, "conn1", []TopicPartition{{Partition: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.CloseOwned(k, "conn2"); ok {
+		t.Fatal("conn2 closed conn1's session")
+	}
+	if _, err := s.Open(k, "conn2", []TopicPartition{{Partition: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.CloseOwned(k, "conn1"); ok {
+		t.Fatal("conn1's close ended the session conn2 reopened")
+	}
+	got, ok := s.CloseOwned(k, "conn2")
+	if !ok || len(got) != 1 || got[0].Partition != 4 {
+		t.Fatalf("conn2's close: %v %v", got, ok)
+	}
+	if s.Len() != 0 {
+		t.Fatalf("%d sessions left", s.Len())
+	}
+	if _, ok := s.CloseOwned(k, "conn2"); ok {
+		t.Fatal("closed twice")
 	}
 }

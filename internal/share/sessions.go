@@ -40,6 +40,9 @@ type session struct {
 	// epoch is the epoch the next request must carry.
 	epoch      int32
 	partitions map[TopicPartition]bool
+	// owner is the connection that opened the session, whose close ends
+	// it (Kafka 4.1+'s ShareSessionCache keys sessions by connection id).
+	owner any
 }
 
 // Sessions is the share session cache (Kafka's ShareSessionCache).
@@ -67,9 +70,10 @@ func nextEpoch(epoch int32) int32 {
 	return epoch + 1
 }
 
-// Open starts k's session with partitions (epoch 0), replacing one it
-// had, whose partitions are returned so that its records are released.
-func (s *Sessions) Open(k SessionKey, partitions []TopicPartition) (replaced []TopicPartition, err error) {
+// Open starts k's session with partitions (epoch 0) on the connection
+// owner, replacing one it had, whose partitions are returned so that its
+// records are released.
+func (s *Sessions) Open(k SessionKey, owner any, partitions []TopicPartition) (replaced []TopicPartition, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, had := s.m[k]
@@ -79,7 +83,7 @@ func (s *Sessions) Open(k SessionKey, partitions []TopicPartition) (replaced []T
 	if had {
 		replaced = keys(old.partitions)
 	}
-	ns := &session{epoch: 1, partitions: map[TopicPartition]bool{}}
+	ns := &session{epoch: 1, partitions: map[TopicPartition]bool{}, owner: owner}
 	for _, tp := range partitions {
 		ns.partitions[tp] = true
 	}
@@ -119,6 +123,20 @@ func (s *Sessions) Close(k SessionKey) ([]TopicPartition, error) {
 	}
 	delete(s.m, k)
 	return keys(ss.partitions), nil
+}
+
+// CloseOwned ends k's session if the connection owner opened it, and
+// returns its partitions: a session reopened on another connection
+// outlives the first one's close.
+func (s *Sessions) CloseOwned(k SessionKey, owner any) ([]TopicPartition, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.m[k]
+	if !ok || ss.owner != owner {
+		return nil, false
+	}
+	delete(s.m, k)
+	return keys(ss.partitions), true
 }
 
 // Partitions are k's session's partitions, none when it has no session.
