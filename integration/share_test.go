@@ -98,7 +98,12 @@ func (h *shareHarness) fetch(member string, epoch int32, wait time.Duration, ack
 // fetchAsync sends the ShareFetch from a goroutine of its own; the
 // function returned waits for its answer.
 func (h *shareHarness) fetchAsync(member string, epoch int32, wait time.Duration, acks ...kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) func() (*kmsg.ShareFetchResponse, error) {
-	req := h.fetchRequest(member, epoch, wait, acks...)
+	return h.sendAsync(h.fetchRequest(member, epoch, wait, acks...))
+}
+
+// sendAsync sends req from a goroutine of its own; the function returned
+// waits for its answer.
+func (h *shareHarness) sendAsync(req *kmsg.ShareFetchRequest) func() (*kmsg.ShareFetchResponse, error) {
 	type answer struct {
 		resp *kmsg.ShareFetchResponse
 		err  error
@@ -640,17 +645,10 @@ func TestShareFetchV2Modes(t *testing.T) {
 	h := newShareHarness(t, ctx, b.Addr(), "share-v2", 1, 10)
 	fetch := func(member string, epoch, maxRecords, batchSize int32, mode int8, renew bool, acks ...kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) *kmsg.ShareFetchResponse {
 		t.Helper()
-		req := kmsg.NewPtrShareFetchRequest()
+		req := h.fetchRequest(member, epoch, 2*time.Second, acks...)
 		req.Version = 2
-		req.GroupID, req.MemberID, req.ShareSessionEpoch = &h.group, &member, epoch
-		req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.MaxRecords, req.BatchSize = 2000, 1, 1<<20, maxRecords, batchSize
+		req.MaxRecords, req.BatchSize = maxRecords, batchSize
 		req.ShareAcquireMode, req.IsRenewAck = mode, renew
-		rt := kmsg.NewShareFetchRequestTopic()
-		rt.TopicID = h.id
-		p := kmsg.NewShareFetchRequestTopicPartition()
-		p.AcknowledgementBatches = acks
-		rt.Partitions = append(rt.Partitions, p)
-		req.Topics = append(req.Topics, rt)
 		resp, err := req.RequestWith(ctx, h.broker())
 		if err != nil {
 			t.Fatal(err)
@@ -734,14 +732,7 @@ func TestShareFetchMinBytes(t *testing.T) {
 	// MaxWait far past the test's deadline: only MinBytes can end it.
 	req := h.fetchRequest("m1", 0, time.Hour)
 	req.MinBytes = minBytes
-	answer := make(chan *kmsg.ShareFetchResponse, 1)
-	go func() {
-		resp, err := req.RequestWith(ctx, h.broker())
-		if err != nil {
-			t.Error(err)
-		}
-		answer <- resp
-	}()
+	answer := h.sendAsync(req)
 	// m1's session exists once its request is in the broker: from then
 	// on an acknowledgement by m1 (epoch 1, nothing acknowledged) is
 	// answered, on a connection of its own.
@@ -771,10 +762,7 @@ func TestShareFetchMinBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	resp := <-answer
-	if resp == nil {
-		t.FailNow()
-	}
+	resp := h.await(answer)
 	got := acquired(t, resp)
 	bytes := 0
 	for _, rt := range resp.Topics {
