@@ -32,6 +32,7 @@ def names(rows):
 
 
 CPU_PER_GB = ("broker_cpu_s_per_gb", "broker CPU s/GB", 1, False)
+SYS_PER_GB = ("broker_sys_s_per_gb", "of which kernel s/GB", 1, False)
 
 # What the summary shows for each case: (key, label, scale, higher_is_better)
 METRICS = {
@@ -41,8 +42,8 @@ METRICS = {
     "connections": [("rss_after_kb", "RSS with them open (MiB)", 1 / 1024, False),
                     ("rss_per_conn_kb", "KiB per connection", 1, False)],
     "produce": [("records_per_s", "records/s", 1, True), ("mb_per_s", "MB/s", 1, True),
-                ("p99_ms", "ack p99 ms", 1, False), CPU_PER_GB, ("rss_peak_kb", "peak RSS (MiB)", 1 / 1024, False)],
-    "consume": [("records_per_s", "records/s", 1, True), ("mb_per_s", "MB/s", 1, True), CPU_PER_GB,
+                ("p99_ms", "ack p99 ms", 1, False), CPU_PER_GB, SYS_PER_GB, ("rss_peak_kb", "peak RSS (MiB)", 1 / 1024, False)],
+    "consume": [("records_per_s", "records/s", 1, True), ("mb_per_s", "MB/s", 1, True), CPU_PER_GB, SYS_PER_GB,
                 ("rss_peak_kb", "peak RSS (MiB)", 1 / 1024, False)],
     "e2e": [("p50_ms", "p50 ms", 1, False), ("p99_ms", "p99 ms", 1, False), ("p999_ms", "p99.9 ms", 1, False),
             ("max_ms", "max ms", 1, False), ("lost", "lost records", 1, False),
@@ -82,6 +83,8 @@ def case_of(r):
         return "produce-%sB" % r["record_size"]
     if m == "consume" and r.get("client", "franz-go") != "franz-go":
         return "consume-%s" % r["client"]
+    if m == "consume" and r.get("consumers", "1") != "1":
+        return "consume-%sclients" % r["consumers"]
     return m
 
 
