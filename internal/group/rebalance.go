@@ -24,7 +24,7 @@ func (g *classicGroup) prepareRebalance(now time.Time) {
 	if g.state == CompletingRebalance {
 		for _, m := range g.members {
 			m.assignment = nil
-			m.respondSync(SyncResult{Err: kerr.RebalanceInProgress})
+			g.propagateSync(m, SyncResult{Err: kerr.RebalanceInProgress}, now)
 		}
 	}
 	g.pendingSync = map[string]bool{}
