@@ -60,6 +60,7 @@ func (c *Coordinator) adoptLoadedConsumers(owns func(groupID string) bool) {
 		g.mu.Lock()
 		if g.durableConsumer != nil {
 			c.setConsumerGroup(g, g.durableConsumer.clone())
+			c.armLoadedSessions(g)
 		} else {
 			c.dropConsumerGroup(g)
 		}
@@ -158,7 +159,7 @@ func (g *consumerGroup) loadedMember(id string, cfg ConsumerConfig, now time.Tim
 	m := &consumerMember{id: id, assigned: MemberAssignment{}, revoking: MemberAssignment{},
 		rebalanceTimeout: 5 * time.Minute, sessionDeadline: now.Add(cfg.SessionTimeout)}
 	g.members[id] = m
-	g.arm(m.sessionDeadline)
+	g.armSessionLocally(m)
 	return m
 }
 

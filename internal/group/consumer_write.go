@@ -178,7 +178,9 @@ func (g *consumerGroup) adoptDeadlines(next *consumerGroup) {
 	for id, m := range g.members {
 		if n := next.members[id]; n != nil {
 			m.sessionDeadline, m.revokeDeadline = n.sessionDeadline, n.revokeDeadline
-			g.arm(m.sessionDeadline)
+			// On the runtime, the member's session timer is keyed by its
+			// id and already set at n's deadline.
+			g.armSessionLocally(m)
 			if m.state == memberUnrevoked {
 				g.arm(m.revokeDeadline)
 			}

@@ -156,8 +156,11 @@ func (g *classicGroup) nextDeadline() time.Time {
 		earliest(g.syncDeadline)
 	}
 	if cg := g.c.consumerGroupOf(g, false); cg != nil {
+		onRuntime := g.c.sessionRuntime() != nil // session_timers.go
 		for _, m := range cg.members {
-			earliest(m.sessionDeadline)
+			if !onRuntime {
+				earliest(m.sessionDeadline)
+			}
 			if m.state == memberUnrevoked {
 				earliest(m.revokeDeadline)
 			}
