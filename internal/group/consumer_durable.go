@@ -91,6 +91,7 @@ func (g *classicGroup) revertConsumer() {
 			// reverted past it): its session, started by the replay, is
 			// timed from here.
 			next.armSession(m)
+			next.armRevocation(m)
 		}
 	}
 }

@@ -60,7 +60,6 @@ func (c *Coordinator) adoptLoadedConsumers(owns func(groupID string) bool) {
 		g.mu.Lock()
 		if g.durableConsumer != nil {
 			c.setConsumerGroup(g, g.durableConsumer.clone())
-			c.armLoadedSessions(g)
 		} else {
 			c.dropConsumerGroup(g)
 		}
@@ -145,7 +144,7 @@ func (g *consumerGroup) replay(rec consumerRecord, ids TopicIDs, cfg ConsumerCon
 		m.revokeDeadline = time.Time{}
 		if m.state == memberUnrevoked {
 			m.revokeDeadline = now.Add(m.rebalanceTimeout)
-			g.arm(m.revokeDeadline)
+			g.armLocally(m.revokeDeadline)
 		}
 	}
 }
@@ -159,7 +158,7 @@ func (g *consumerGroup) loadedMember(id string, cfg ConsumerConfig, now time.Tim
 	m := &consumerMember{id: id, assigned: MemberAssignment{}, revoking: MemberAssignment{},
 		rebalanceTimeout: 5 * time.Minute, sessionDeadline: now.Add(cfg.SessionTimeout)}
 	g.members[id] = m
-	g.armSessionLocally(m)
+	g.armLocally(m.sessionDeadline)
 	return m
 }
 

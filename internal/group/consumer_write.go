@@ -178,11 +178,11 @@ func (g *consumerGroup) adoptDeadlines(next *consumerGroup) {
 	for id, m := range g.members {
 		if n := next.members[id]; n != nil {
 			m.sessionDeadline, m.revokeDeadline = n.sessionDeadline, n.revokeDeadline
-			// On the runtime, the member's session timer is keyed by its
-			// id and already set at n's deadline.
-			g.armSessionLocally(m)
+			// On the runtime, the member's timers are keyed by its id and
+			// already set at n's deadlines.
+			g.armLocally(m.sessionDeadline)
 			if m.state == memberUnrevoked {
-				g.arm(m.revokeDeadline)
+				g.armLocally(m.revokeDeadline)
 			}
 		}
 	}

@@ -76,7 +76,7 @@ func (g *classicGroup) propagateSync(m *member, r SyncResult, now time.Time) boo
 	}
 	m.respondSync(r)
 	m.deadline = now.Add(m.sessionTimeout)
-	g.arm(m.deadline)
+	g.armMember(m)
 	return true
 }
 

@@ -7,12 +7,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// Tick applies the passage of time to the groups whose timer is due
+// Tick applies the passage of time to the groups whose own timer is due
 // (timers.go), and to no other: members whose session lapsed are
 // removed, join phases past their deadline complete, and members that
 // never sent SyncGroup are dropped; every
 // offsets.retention.check.interval.ms, expired offsets are removed
-// (expiry.go).
+// (expiry.go). On __consumer_offsets the shards' timers run the groups'
+// deadlines instead (shard_timers.go), and Tick only the expiry and the
+// deadlines set while their partition was not served.
 func (c *Coordinator) Tick() {
 	now := c.clock.Now()
 	for _, id := range c.timers.due(now) {

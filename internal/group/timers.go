@@ -6,7 +6,11 @@ import (
 	"time"
 )
 
-// Group timers are keyed, as the timers of Kafka's coordinator runtime
+// On __consumer_offsets the groups' deadlines are keyed timers of the
+// coordinator runtime's shards (shard_timers.go). With any other Store
+// (the unit tests' memory store), and for a deadline set while its
+// partition is not served, they are this: keyed timers of the groups,
+// as the timers of Kafka's coordinator runtime
 // (CoordinatorTimer.schedule/cancel by key): each group has one timer,
 // keyed by its id, set to the earliest of its deadlines (classic members'
 // sessions, pending members' MEMBER_ID_REQUIRED joins, the join and sync
@@ -128,14 +132,6 @@ func (q *timerQueue) Pop() any {
 // arm brings the group's timer forward to at; the caller holds g.mu.
 func (g *classicGroup) arm(at time.Time) { g.c.timers.arm(g.id, at) }
 
-// arm brings the timer of the group's holder forward to at; the caller
-// holds the holder's mu.
-func (g *consumerGroup) arm(at time.Time) {
-	if g.holder != nil {
-		g.holder.arm(at)
-	}
-}
-
 // nextDeadline is the earliest of the group's deadlines, classic and
 // KIP-848 (zero: none); the caller holds g.mu.
 func (g *classicGroup) nextDeadline() time.Time {
@@ -156,11 +152,8 @@ func (g *classicGroup) nextDeadline() time.Time {
 		earliest(g.syncDeadline)
 	}
 	if cg := g.c.consumerGroupOf(g, false); cg != nil {
-		onRuntime := g.c.sessionRuntime() != nil // session_timers.go
 		for _, m := range cg.members {
-			if !onRuntime {
-				earliest(m.sessionDeadline)
-			}
+			earliest(m.sessionDeadline)
 			if m.state == memberUnrevoked {
 				earliest(m.revokeDeadline)
 			}

@@ -1,0 +1,224 @@
+package group
+
+import (
+	"time"
+
+	"github.com/karst-broker/karst/internal/coordinator"
+)
+
+// On __consumer_offsets (an OffsetsTopic store), a group's deadlines are
+// keyed timers of its partition's shard in the coordinator runtime, with
+// Kafka's keys: one per classic member's heartbeat (and per pending
+// member id), one for the group's join phase and one for its sync phase,
+// one per KIP-848 member's session and one per member's revocation. Each
+// is set again (replaced) when its deadline moves, the shard's unload
+// drops them with the partition, and the load sets them anew for the
+// groups it brings back. With any other Store they are the group's own
+// keyed timer (timers.go), driven by Run.
+//
+// A shard's timer runs under the shard's lock, which group code must not
+// wait for while it holds a group's lock (the lock order is group, then
+// shard), so the timer only defers its work out of the lock
+// (fireShardTimer). That work is the group's tick, which writes what it
+// changes through the shard's writer, as every write.
+
+// timerKind is what one of a group's deadlines is for.
+type timerKind int8
+
+const (
+	heartbeatTimer timerKind = iota // a classic member's session, or a pending member id's
+	joinTimer                       // the classic join phase
+	syncTimer                       // the classic sync phase
+	sessionTimer                    // a KIP-848 member's session
+	revokeTimer                     // a KIP-848 member's revocation
+)
+
+var timerKeyPrefix = [...]string{"heartbeat-", "join-", "sync-", "session-timeout-", "rebalance-timeout-"}
+
+// groupTimer names one deadline of a group; member is empty for the
+// group's own.
+type groupTimer struct {
+	kind   timerKind
+	member string
+}
+
+// key is the timer's key in the shard, Kafka's.
+func (t groupTimer) key(groupID string) string {
+	k := timerKeyPrefix[t.kind] + groupID
+	if t.member != "" {
+		k += "-" + t.member
+	}
+	return k
+}
+
+// timerRuntime is the store whose runtime keeps the groups' timers, nil
+// when the groups' own timer keeps them.
+func (c *Coordinator) timerRuntime() *OffsetsTopic {
+	o, _ := c.store.(*OffsetsTopic)
+	return o
+}
+
+// armTimer sets the group's timer t at at. The caller holds g.mu and no
+// shard's lock; replay at load, which runs under the shard's lock, uses
+// armLocally and leaves the runtime's timers to the load's end
+// (armLoaded).
+func (g *classicGroup) armTimer(t groupTimer, at time.Time) {
+	if at.IsZero() {
+		return
+	}
+	if o := g.c.timerRuntime(); o != nil {
+		if g.resigned.Load() {
+			// The group's partition was unloaded: its load sets the timers
+			// of the groups it brings back.
+			return
+		}
+		if o.scheduleTimer(g.id, t, at) == nil {
+			return
+		}
+		// The partition is not served (not loaded yet, or failed): the
+		// group's own timer keeps the deadline rather than losing it.
+	}
+	g.c.timers.arm(g.id, at)
+}
+
+// armLocally arms the group's own timer at at, unless the runtime keeps
+// the timers: for a deadline a replay sets (which may run under a shard's
+// lock) and one copied from a member whose timer is set.
+func (g *classicGroup) armLocally(at time.Time) {
+	if g.c.timerRuntime() == nil {
+		g.c.timers.arm(g.id, at)
+	}
+}
+
+func (g *classicGroup) armMember(m *member) {
+	g.armTimer(groupTimer{heartbeatTimer, m.id}, m.deadline)
+}
+
+func (g *classicGroup) armPending(id string) {
+	g.armTimer(groupTimer{heartbeatTimer, id}, g.pending[id])
+}
+
+func (g *classicGroup) armJoin() { g.armTimer(groupTimer{kind: joinTimer}, g.joinDeadline) }
+func (g *classicGroup) armSync() { g.armTimer(groupTimer{kind: syncTimer}, g.syncDeadline) }
+
+// armSession sets the timer of m's session; the caller holds the holder's
+// mu.
+func (g *consumerGroup) armSession(m *consumerMember) {
+	if g.holder != nil {
+		g.holder.armTimer(groupTimer{sessionTimer, m.id}, m.sessionDeadline)
+	}
+}
+
+// armRevocation sets the timer of m's revocation.
+func (g *consumerGroup) armRevocation(m *consumerMember) {
+	if g.holder != nil && m.state == memberUnrevoked {
+		g.holder.armTimer(groupTimer{revokeTimer, m.id}, m.revokeDeadline)
+	}
+}
+
+// armLocally is classicGroup.armLocally for the holder's timer.
+func (g *consumerGroup) armLocally(at time.Time) {
+	if g.holder != nil {
+		g.holder.armLocally(at)
+	}
+}
+
+// deadline is where the group's timer t is due now (zero: nowhere, the
+// member or the phase is gone); the caller holds g.mu.
+func (g *classicGroup) deadline(t groupTimer) time.Time {
+	switch t.kind {
+	case heartbeatTimer:
+		if m := g.members[t.member]; m != nil {
+			return m.deadline
+		}
+		return g.pending[t.member]
+	case joinTimer:
+		return g.joinDeadline
+	case syncTimer:
+		return g.syncDeadline
+	}
+	cg := g.c.consumerGroupOf(g, false)
+	if cg == nil || cg.members[t.member] == nil {
+		return time.Time{}
+	}
+	m := cg.members[t.member]
+	if t.kind == sessionTimer {
+		return m.sessionDeadline
+	}
+	if m.state == memberUnrevoked {
+		return m.revokeDeadline
+	}
+	return time.Time{}
+}
+
+// scheduleTimer sets the group's timer t at at on its partition's shard.
+func (o *OffsetsTopic) scheduleTimer(groupID string, t groupTimer, at time.Time) error {
+	rt := o.runtime()
+	n := o.logs.Partitions()
+	if rt == nil || n == 0 {
+		return coordinator.ErrNotCoordinator
+	}
+	c := o.c
+	_, _, err := coordinator.Submit(rt, PartitionFor(groupID, n), func(s *offsetsShard) (coordinator.Result[struct{}], error) {
+		ctx := s.ctx
+		ctx.Schedule(t.key(groupID), max(at.Sub(ctx.Now()), 0), func() ([]coordinator.Record, error) {
+			ctx.Defer(func() { c.fireShardTimer(groupID, t) })
+			return nil, nil
+		})
+		return coordinator.Result[struct{}]{}, nil
+	})
+	return err
+}
+
+// fireShardTimer runs when the group's timer t fires: the group's tick
+// applies every deadline of it that passed (classic and KIP-848), and a
+// deadline of t moved later without its timer following (a member kept
+// alive by waiting in a rebalance) is timed again.
+func (c *Coordinator) fireShardTimer(groupID string, t groupTimer) {
+	g := c.group(groupID, false)
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := c.clock.Now()
+	g.tick(now)
+	if cg := c.consumerGroupOf(g, false); cg != nil {
+		cg.tick(now, c.topics())
+	}
+	if at := g.deadline(t); !at.IsZero() {
+		if !at.After(now) {
+			// Still due: what it does failed (a write refused), as the
+			// group's own timer tries again after Run's interval.
+			at = now.Add(retryDue)
+		}
+		g.armTimer(t, at)
+	}
+}
+
+// retryDue is how long a timer whose deadline its work left due waits
+// before it tries again.
+const retryDue = 50 * time.Millisecond
+
+// armLoaded sets the runtime's timers of a group a load brought back,
+// once out of the shard's lock; the caller holds g.mu.
+func (g *classicGroup) armLoaded() {
+	if g.c.timerRuntime() == nil {
+		g.c.timers.arm(g.id, g.nextDeadline())
+		return
+	}
+	for id := range g.pending {
+		g.armPending(id)
+	}
+	for _, m := range g.members {
+		g.armMember(m)
+	}
+	g.armJoin()
+	g.armSync()
+	if cg := g.c.consumerGroupOf(g, false); cg != nil {
+		for _, m := range cg.members {
+			cg.armSession(m)
+			cg.armRevocation(m)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package group
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/karst-broker/karst/internal/coordinator"
+)
+
+// scheduled reports whether group g's timer is set on its partition's
+// shard.
+func scheduled(t *testing.T, c *Coordinator, timer groupTimer) bool {
+	t.Helper()
+	o := c.store.(*OffsetsTopic)
+	ok, err := coordinator.Read(o.runtime(), PartitionFor("g", o.logs.Partitions()), func(s *offsetsShard) (bool, error) {
+		return s.ctx.Scheduled(timer.key("g")), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+func scheduledSession(t *testing.T, c *Coordinator, memberID string) bool {
+	t.Helper()
+	return scheduled(t, c, groupTimer{sessionTimer, memberID})
+}
+
+// noGroupTimer fails if a deadline went to the groups' own timer, which
+// only Run drives, rather than to the shard's.
+func noGroupTimer(t *testing.T, c *Coordinator) {
+	t.Helper()
+	if at, ok := c.timers.next(); ok {
+		t.Fatalf("the groups' own timer is set at %v on the runtime", at)
+	}
+}
+
+// newManualRuntimeCoordinator is a coordinator on __consumer_offsets in
+// memory whose clock, and the runtime's, only the test moves.
+func newManualRuntimeCoordinator(t *testing.T, partitions int32, topics fakeTopics) (*Coordinator, *coordinator.ManualClock, memoryOffsets) {
+	t.Helper()
+	logs := memoryOffsets{MemoryLogs: coordinator.NewMemoryLogs(), partitions: partitions}
+	clock := coordinator.NewManualClock(time.Unix(1_700_000_000, 0))
+	c := New(testConfig(), Options{Clock: clock, Store: NewOffsetsStore(logs), Topics: topics})
+	if _, err := c.LoadAll(); err != nil {
+		t.Fatal(err)
+	}
+	return c, clock, logs
+}
+
+// TestRuntimeConsumerSessionsAreShardTimers: on __consumer_offsets, a
+// KIP-848 member's session is a keyed timer of its partition's shard,
+// moved by each heartbeat; it expires the member on the runtime's clock
+// alone (no Tick, no scan of the groups), and a reload of the partition
+// starts the sessions of the members it brings back.
+func TestRuntimeConsumerSessionsAreShardTimers(t *testing.T) {
+	topics := fakeTopics{"t": 4}
+	c, clock, logs := newManualRuntimeCoordinator(t, 3, topics)
+	h := &consumerHarness{t: t, c: c, topics: topics}
+	durably := func(r ConsumerHeartbeatResult) {
+		t.Helper()
+		wantErr(t, r.Err, nil)
+		if r.Wait != nil {
+			if err := r.Wait(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	members := func() int {
+		t.Helper()
+		st := consumerState(c)
+		if st == nil {
+			return 0
+		}
+		return len(st.Members)
+	}
+	session := c.consumerConfig("g").SessionTimeout
+	a, r := h.join("a", "t")
+	durably(r)
+	b, r := h.join("b", "t")
+	durably(r)
+	if !scheduledSession(t, c, "a") || !scheduledSession(t, c, "b") {
+		t.Fatal("the members' sessions are not timers of the shard")
+	}
+	noGroupTimer(t, c)
+	clock.Advance(session / 2)
+	durably(h.beat(a)) // a is to give b partitions
+	if !scheduled(t, c, groupTimer{revokeTimer, "a"}) {
+		t.Fatal("a's revocation is not a timer of the shard")
+	}
+	noGroupTimer(t, c)
+	clock.Advance(session/2 + time.Millisecond) // b's session lapsed, not a's
+	if st := consumerState(c); st == nil || len(st.Members) != 1 || st.Members["a"].Epoch == 0 {
+		t.Fatalf("group %+v after b's session lapsed, want a alone", st)
+	}
+	if scheduledSession(t, c, "b") {
+		t.Fatal("b's session timer is still set after it fired")
+	}
+	wantErr(t, h.beat(b).Err, kerr.UnknownMemberID)
+
+	if err := c.ReloadPartition(PartitionFor("g", logs.partitions)); err != nil {
+		t.Fatal(err)
+	}
+	if members() != 1 || !scheduledSession(t, c, "a") {
+		t.Fatalf("after the reload: %d members, a's session set: %v", members(), scheduledSession(t, c, "a"))
+	}
+	clock.Advance(session - time.Millisecond)
+	if members() != 1 {
+		t.Fatal("a expired before its session, counted from the reload, lapsed")
+	}
+	clock.Advance(time.Millisecond)
+	if members() != 0 {
+		t.Fatalf("a is still in the group a session after the reload: %+v", consumerState(c))
+	}
+}
+
+// TestRuntimeClassicTimersAreShardTimers: on __consumer_offsets, a
+// classic group's deadlines are keyed timers of its partition's shard (a
+// pending member id's, each member's heartbeat, the join phase's and the
+// sync phase's), which act on the runtime's clock alone, without Tick.
+func TestRuntimeClassicTimersAreShardTimers(t *testing.T) {
+	c, clock, _ := newManualRuntimeCoordinator(t, 3, nil)
+	state := func() State {
+		t.Helper()
+		g := c.group("g", false)
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.state
+	}
+
+	// A member id handed out with MEMBER_ID_REQUIRED lapses after the
+	// session timeout (10s) unless it joins.
+	p := ready(t, c.Join(joinReq("g", ""))).MemberID
+	if !scheduled(t, c, groupTimer{heartbeatTimer, p}) {
+		t.Fatal("the pending member id's timer is not the shard's")
+	}
+	clock.Advance(10 * time.Second)
+	if g := c.group("g", false); g.isPending(p) {
+		t.Fatal("the pending member id did not lapse")
+	}
+
+	// The initial join waits its delay (3s) on the shard's join timer.
+	a := ready(t, c.Join(joinReq("g", ""))).MemberID
+	ja := c.Join(joinReq("g", a))
+	if !scheduled(t, c, groupTimer{kind: joinTimer}) {
+		t.Fatal("the join phase's timer is not the shard's")
+	}
+	clock.Advance(3*time.Second - time.Millisecond)
+	waiting(t, ja)
+	clock.Advance(time.Millisecond)
+	ra := ready(t, ja)
+	wantErr(t, ra.Err, nil)
+	if !scheduled(t, c, groupTimer{kind: syncTimer}) {
+		t.Fatal("the sync phase's timer is not the shard's")
+	}
+	wantErr(t, ready(t, c.Sync(SyncRequest{GroupID: "g", MemberID: a, Generation: ra.Generation,
+		Assignments: []Assignment{{MemberID: a, Assignment: []byte("a")}}})).Err, nil)
+	noGroupTimer(t, c)
+
+	// Heartbeats move the member's timer; 10s without one, it is gone.
+	clock.Advance(6 * time.Second)
+	wantErr(t, c.Heartbeat("g", a, nil, ra.Generation), nil)
+	clock.Advance(6 * time.Second)
+	if state() != Stable {
+		t.Fatalf("state %v 6s after a heartbeat", state())
+	}
+	clock.Advance(4 * time.Second)
+	if state() != Empty {
+		t.Fatalf("state %v 10s after the last heartbeat, want Empty", state())
+	}
+	wantErr(t, c.Heartbeat("g", a, nil, ra.Generation), kerr.UnknownMemberID)
+
+	// A member that joined but never syncs is dropped at the sync
+	// timeout (the rebalance timeout, 30s), heartbeats or not.
+	b := ready(t, c.Join(joinReq("g", ""))).MemberID
+	jb := c.Join(joinReq("g", b))
+	clock.Advance(3 * time.Second)
+	rb := ready(t, jb)
+	wantErr(t, rb.Err, nil)
+	for range 5 {
+		clock.Advance(5 * time.Second)
+		wantErr(t, c.Heartbeat("g", b, nil, rb.Generation), nil)
+	}
+	clock.Advance(5 * time.Second)
+	wantErr(t, c.Heartbeat("g", b, nil, rb.Generation), kerr.UnknownMemberID)
+	noGroupTimer(t, c)
+}
