@@ -178,12 +178,9 @@ func (g *consumerGroup) adoptDeadlines(next *consumerGroup) {
 	for id, m := range g.members {
 		if n := next.members[id]; n != nil {
 			m.sessionDeadline, m.revokeDeadline = n.sessionDeadline, n.revokeDeadline
-			// On the runtime, the member's timers are keyed by its id and
-			// already set at n's deadlines.
-			g.armLocally(m.sessionDeadline)
-			if m.state == memberUnrevoked {
-				g.armLocally(m.revokeDeadline)
-			}
+			// On __consumer_offsets, the member's timers are keyed by its
+			// id and already set at n's deadlines.
+			g.armReplayed(m)
 		}
 	}
 }

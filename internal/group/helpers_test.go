@@ -74,6 +74,16 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	return &harness{t: t, clock: clock, store: store, c: c}
 }
 
+// halt stops c's timers, as the broker it ran in stopping does: a test
+// that restarts on the same clock must not have the old coordinator act
+// on the records the new one loads.
+func halt(c *Coordinator) {
+	c.local.UnloadAll()
+	if o, ok := c.store.(*OffsetsTopic); ok {
+		o.unloadAll()
+	}
+}
+
 func (h *harness) advance(d time.Duration) {
 	h.clock.advance(d)
 	h.c.Tick()

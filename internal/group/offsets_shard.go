@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/karst-broker/karst/internal/coordinator"
 	klog "github.com/karst-broker/karst/internal/log"
@@ -64,14 +63,9 @@ func (o *OffsetsTopic) attach(c *Coordinator) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.c = c
-	// The shards' timers (the KIP-848 sessions, session_timers.go) read
-	// the coordinator's clock, whose deadlines they are set at: a test's
-	// manual clock runs them itself.
-	clock, ok := c.clock.(coordinator.Clock)
-	if !ok {
-		clock = readingClock{c.clock}
-	}
-	o.rt = coordinator.New(coordinator.Options[*offsetsShard]{Logs: o.logs, Logger: c.logger, Clock: clock,
+	// The shards' timers (the groups' deadlines, shard_timers.go) read the
+	// coordinator's clock, which their deadlines are set in.
+	o.rt = coordinator.New(coordinator.Options[*offsetsShard]{Logs: o.logs, Logger: c.logger, Clock: runtimeClock(c.clock),
 		NewShard: func(ctx *coordinator.Context) *offsetsShard {
 			return &offsetsShard{c: c, ctx: ctx, partitions: o.logs.Partitions(), load: newPartitionLoad(c.clock.Now())}
 		}})
@@ -245,14 +239,6 @@ func (o *OffsetsTopic) unloadAll() {
 	if rt := o.runtime(); rt != nil {
 		rt.UnloadAll()
 	}
-}
-
-// readingClock sets wall-clock timers and reads the time from a Clock
-// that cannot set them.
-type readingClock struct{ Clock }
-
-func (r readingClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
 }
 
 // offsetsShard is one loaded partition of __consumer_offsets.

@@ -1,20 +1,23 @@
 package group
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/karst-broker/karst/internal/coordinator"
 )
 
-// On __consumer_offsets (an OffsetsTopic store), a group's deadlines are
-// keyed timers of its partition's shard in the coordinator runtime, with
+// A group's deadlines are keyed timers of the coordinator runtime, with
 // Kafka's keys: one per classic member's heartbeat (and per pending
 // member id), one for the group's join phase and one for its sync phase,
 // one per KIP-848 member's session and one per member's revocation. Each
-// is set again (replaced) when its deadline moves, the shard's unload
-// drops them with the partition, and the load sets them anew for the
-// groups it brings back. With any other Store they are the group's own
-// keyed timer (timers.go), driven by Run.
+// is set again (replaced) when its deadline moves. On __consumer_offsets
+// (an OffsetsTopic store) they are timers of the group's partition's
+// shard: its unload drops them with the partition, and its load sets them
+// anew for the groups it brings back. With any other Store (the unit
+// tests' memory store), and for a deadline set while its partition is not
+// served, they are timers of the coordinator's one local shard, which has
+// no log (localTimers).
 //
 // A shard's timer runs under the shard's lock, which group code must not
 // wait for while it holds a group's lock (the lock order is group, then
@@ -76,17 +79,20 @@ func (g *classicGroup) armTimer(t groupTimer, at time.Time) {
 			return
 		}
 		// The partition is not served (not loaded yet, or failed): the
-		// group's own timer keeps the deadline rather than losing it.
+		// local shard keeps the deadline rather than losing it.
 	}
-	g.c.timers.arm(g.id, at)
+	if err := scheduleOn(g.c.local, 0, g.c, g.id, t, at); err != nil {
+		g.c.logger.Error("setting a group timer", "group", g.id, "timer", t.key(g.id), "err", err)
+	}
 }
 
-// armLocally arms the group's own timer at at, unless the runtime keeps
-// the timers: for a deadline a replay sets (which may run under a shard's
-// lock) and one copied from a member whose timer is set.
-func (g *classicGroup) armLocally(at time.Time) {
+// armReplayed sets the timer t at a deadline a replay set (which may run
+// under a shard's lock) or copied from a member whose timer is set: on
+// __consumer_offsets the load's end (armLoaded) or the copy's source set
+// it; otherwise it is set now.
+func (g *classicGroup) armReplayed(t groupTimer, at time.Time) {
 	if g.c.timerRuntime() == nil {
-		g.c.timers.arm(g.id, at)
+		g.armTimer(t, at)
 	}
 }
 
@@ -116,10 +122,19 @@ func (g *consumerGroup) armRevocation(m *consumerMember) {
 	}
 }
 
-// armLocally is classicGroup.armLocally for the holder's timer.
-func (g *consumerGroup) armLocally(at time.Time) {
+// armReplayedTimer is classicGroup.armReplayed for the holder.
+func (g *consumerGroup) armReplayedTimer(t groupTimer, at time.Time) {
 	if g.holder != nil {
-		g.holder.armLocally(at)
+		g.holder.armReplayed(t, at)
+	}
+}
+
+// armReplayed is armReplayedTimer for the member's session and
+// revocation.
+func (g *consumerGroup) armReplayed(m *consumerMember) {
+	g.armReplayedTimer(groupTimer{sessionTimer, m.id}, m.sessionDeadline)
+	if m.state == memberUnrevoked {
+		g.armReplayedTimer(groupTimer{revokeTimer, m.id}, m.revokeDeadline)
 	}
 }
 
@@ -158,9 +173,21 @@ func (o *OffsetsTopic) scheduleTimer(groupID string, t groupTimer, at time.Time)
 	if rt == nil || n == 0 {
 		return coordinator.ErrNotCoordinator
 	}
-	c := o.c
-	_, _, err := coordinator.Submit(rt, PartitionFor(groupID, n), func(s *offsetsShard) (coordinator.Result[struct{}], error) {
-		ctx := s.ctx
+	return scheduleOn(rt, PartitionFor(groupID, n), o.c, groupID, t, at)
+}
+
+// timerShard is a shard whose Context sets timers.
+type timerShard interface {
+	coordinator.Shard
+	timerContext() *coordinator.Context
+}
+
+func (s *offsetsShard) timerContext() *coordinator.Context { return s.ctx }
+
+// scheduleOn sets the group's timer t at at on partition's shard of rt.
+func scheduleOn[S timerShard](rt *coordinator.Runtime[S], partition int32, c *Coordinator, groupID string, t groupTimer, at time.Time) error {
+	_, _, err := coordinator.Submit(rt, partition, func(s S) (coordinator.Result[struct{}], error) {
+		ctx := s.timerContext()
 		ctx.Schedule(t.key(groupID), max(at.Sub(ctx.Now()), 0), func() ([]coordinator.Record, error) {
 			ctx.Defer(func() { c.fireShardTimer(groupID, t) })
 			return nil, nil
@@ -168,6 +195,42 @@ func (o *OffsetsTopic) scheduleTimer(groupID string, t groupTimer, at time.Time)
 		return coordinator.Result[struct{}]{}, nil
 	})
 	return err
+}
+
+// localShard is the one shard of a coordinator's local timers: no log,
+// no state, only the timers of groups no partition's shard keeps.
+type localShard struct{ ctx *coordinator.Context }
+
+func (*localShard) Replay(coordinator.Entry) error       { return nil }
+func (*localShard) OnLoaded()                            {}
+func (*localShard) OnUnloaded()                          {}
+func (s *localShard) timerContext() *coordinator.Context { return s.ctx }
+
+// localTimers is the runtime of the local shard, loaded.
+func localTimers(clock Clock, logger *slog.Logger) *coordinator.Runtime[*localShard] {
+	rt := coordinator.New(coordinator.Options[*localShard]{Logs: coordinator.NewMemoryLogs(), Clock: runtimeClock(clock), Logger: logger,
+		NewShard: func(ctx *coordinator.Context) *localShard { return &localShard{ctx: ctx} }})
+	if err := rt.Load(0); err != nil {
+		panic("group: loading the local timers' shard: " + err.Error()) // an empty log in memory
+	}
+	return rt
+}
+
+// runtimeClock is clock, for the runtime's timers, which read the time
+// the groups' deadlines are set in.
+func runtimeClock(clock Clock) coordinator.Clock {
+	if rc, ok := clock.(coordinator.Clock); ok {
+		return rc
+	}
+	return readingClock{clock}
+}
+
+// readingClock sets wall-clock timers and reads the time from a Clock
+// that cannot set them.
+type readingClock struct{ Clock }
+
+func (r readingClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
 }
 
 // fireShardTimer runs when the group's timer t fires: the group's tick
@@ -200,13 +263,9 @@ func (c *Coordinator) fireShardTimer(groupID string, t groupTimer) {
 // before it tries again.
 const retryDue = 50 * time.Millisecond
 
-// armLoaded sets the runtime's timers of a group a load brought back,
-// once out of the shard's lock; the caller holds g.mu.
+// armLoaded sets the timers of a group a load brought back, once out of
+// the shard's lock; the caller holds g.mu.
 func (g *classicGroup) armLoaded() {
-	if g.c.timerRuntime() == nil {
-		g.c.timers.arm(g.id, g.nextDeadline())
-		return
-	}
 	for id := range g.pending {
 		g.armPending(id)
 	}

@@ -29,12 +29,15 @@ func scheduledSession(t *testing.T, c *Coordinator, memberID string) bool {
 	return scheduled(t, c, groupTimer{sessionTimer, memberID})
 }
 
-// noGroupTimer fails if a deadline went to the groups' own timer, which
-// only Run drives, rather than to the shard's.
-func noGroupTimer(t *testing.T, c *Coordinator) {
+// noLocalTimer fails if a deadline of group g went to the coordinator's
+// local shard rather than to its partition's.
+func noLocalTimer(t *testing.T, c *Coordinator, timers ...groupTimer) {
 	t.Helper()
-	if at, ok := c.timers.next(); ok {
-		t.Fatalf("the groups' own timer is set at %v on the runtime", at)
+	for _, timer := range timers {
+		local, err := coordinator.Read(c.local, 0, func(s *localShard) (bool, error) { return s.ctx.Scheduled(timer.key("g")), nil })
+		if err != nil || local {
+			t.Fatalf("%s is a timer of the local shard (%v)", timer.key("g"), err)
+		}
 	}
 }
 
@@ -85,13 +88,13 @@ func TestRuntimeConsumerSessionsAreShardTimers(t *testing.T) {
 	if !scheduledSession(t, c, "a") || !scheduledSession(t, c, "b") {
 		t.Fatal("the members' sessions are not timers of the shard")
 	}
-	noGroupTimer(t, c)
+	noLocalTimer(t, c, groupTimer{sessionTimer, "a"}, groupTimer{sessionTimer, "b"})
 	clock.Advance(session / 2)
 	durably(h.beat(a)) // a is to give b partitions
 	if !scheduled(t, c, groupTimer{revokeTimer, "a"}) {
 		t.Fatal("a's revocation is not a timer of the shard")
 	}
-	noGroupTimer(t, c)
+	noLocalTimer(t, c, groupTimer{revokeTimer, "a"})
 	clock.Advance(session/2 + time.Millisecond) // b's session lapsed, not a's
 	if st := consumerState(c); st == nil || len(st.Members) != 1 || st.Members["a"].Epoch == 0 {
 		t.Fatalf("group %+v after b's session lapsed, want a alone", st)
@@ -158,7 +161,7 @@ func TestRuntimeClassicTimersAreShardTimers(t *testing.T) {
 	}
 	wantErr(t, ready(t, c.Sync(SyncRequest{GroupID: "g", MemberID: a, Generation: ra.Generation,
 		Assignments: []Assignment{{MemberID: a, Assignment: []byte("a")}}})).Err, nil)
-	noGroupTimer(t, c)
+	noLocalTimer(t, c, groupTimer{heartbeatTimer, a}, groupTimer{kind: joinTimer}, groupTimer{kind: syncTimer})
 
 	// Heartbeats move the member's timer; 10s without one, it is gone.
 	clock.Advance(6 * time.Second)
@@ -186,5 +189,4 @@ func TestRuntimeClassicTimersAreShardTimers(t *testing.T) {
 	}
 	clock.Advance(5 * time.Second)
 	wantErr(t, c.Heartbeat("g", b, nil, rb.Generation), kerr.UnknownMemberID)
-	noGroupTimer(t, c)
 }

@@ -7,108 +7,33 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// Tick applies the passage of time to the groups whose own timer is due
-// (timers.go), and to no other: members whose session lapsed are
-// removed, join phases past their deadline complete, and members that
-// never sent SyncGroup are dropped; every
+// Tick applies the passage of time that no group's timer covers: every
 // offsets.retention.check.interval.ms, expired offsets are removed
-// (expiry.go). On __consumer_offsets the shards' timers run the groups'
-// deadlines instead (shard_timers.go), and Tick only the expiry and the
-// deadlines set while their partition was not served.
+// (expiry.go). The groups' deadlines are keyed timers of the coordinator
+// runtime (shard_timers.go), which fire on their own.
 func (c *Coordinator) Tick() {
-	now := c.clock.Now()
-	for _, id := range c.timers.due(now) {
-		c.fireGroupTimer(id, now)
-	}
-	c.maybeExpireOffsets(now)
+	c.maybeExpireOffsets(c.clock.Now())
 }
 
-// fireGroupTimer runs the group id's deadlines that are due, locking
-// only that group, and sets its timer to its next deadline.
-func (c *Coordinator) fireGroupTimer(id string, now time.Time) {
-	c.mu.RLock()
-	g := c.groups[id]
-	var holder *classicGroup
-	if cg := c.consumer.groups[id]; cg != nil {
-		holder = cg.holder
-	}
-	c.mu.RUnlock()
-	if g != nil {
-		g.mu.Lock()
-		g.tick(now)
-		g.mu.Unlock()
-	}
-	if holder != nil {
-		holder.mu.Lock()
-		holder.catchUp()
-		if cur := c.consumerGroupOf(holder, false); cur != nil {
-			cur.tick(now, c.topics())
-		}
-		holder.mu.Unlock()
-	}
-	// The group may have been replaced (deleted and created again) while
-	// unlocked: the timer follows whichever group holds the id now.
-	c.mu.RLock()
-	g = c.groups[id]
-	c.mu.RUnlock()
-	if g != nil {
-		g.mu.Lock()
-		g.arm(g.nextDeadline())
-		g.mu.Unlock()
-	}
-}
-
-// Run calls Tick when the earliest timer of a group or the next offset
-// expiry check is due, until ctx ends. interval is how long it waits
-// before trying again a deadline that Tick left due (a write that
-// failed), as the scan it replaces retried every interval.
+// Run calls Tick when the next offset expiry check is due, until ctx
+// ends; interval is how soon it looks again when none is set.
 func (c *Coordinator) Run(ctx context.Context, interval time.Duration) {
-	c.Tick() // schedules the first offset expiry check
-	t := time.NewTimer(c.untilNextTimer(interval))
-	defer t.Stop()
 	for {
+		c.Tick() // the first schedules the first expiry check
+		c.offsetState.mu.Lock()
+		d := c.offsetState.nextExpiry.Sub(c.clock.Now())
+		c.offsetState.mu.Unlock()
+		if d <= 0 {
+			d = interval
+		}
+		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
-		case <-c.timers.wake:
-			// A timer was set earlier than the one slept for: sleep again
-			// until it, or run it now if it is due.
-			t.Stop()
-			if d := c.untilNext(); d > 0 {
-				t.Reset(d)
-				continue
-			}
 		}
-		c.Tick()
-		t.Reset(c.untilNextTimer(interval))
 	}
-}
-
-// untilNext is how long until the earliest group timer or offset expiry
-// check (an hour when neither is set).
-func (c *Coordinator) untilNext() time.Duration {
-	now := c.clock.Now()
-	next, ok := c.timers.next()
-	c.offsetState.mu.Lock()
-	expiry := c.offsetState.nextExpiry
-	c.offsetState.mu.Unlock()
-	if !expiry.IsZero() && (!ok || expiry.Before(next)) {
-		next, ok = expiry, true
-	}
-	if !ok {
-		return time.Hour
-	}
-	return next.Sub(now)
-}
-
-// untilNextTimer is untilNext right after a Tick: a deadline still due
-// is tried again after interval.
-func (c *Coordinator) untilNextTimer(interval time.Duration) time.Duration {
-	if d := c.untilNext(); d > 0 {
-		return d
-	}
-	return interval
 }
 
 func due(deadline, now time.Time) bool { return !deadline.IsZero() && !now.Before(deadline) }

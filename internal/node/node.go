@@ -43,9 +43,9 @@ func checkpointInterval(settings *config.Broker) time.Duration {
 	return time.Minute
 }
 
-// groupTickInterval is how soon the group coordinator tries again a
-// deadline its keyed timers left due (a write that failed); its timers
-// otherwise fire at their deadlines.
+// groupTickInterval is how soon the group coordinator looks again for
+// its next offset expiry check when none is set; the groups' deadlines
+// are the coordinator runtime's timers, which fire on their own.
 const groupTickInterval = 50 * time.Millisecond
 
 // fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
