@@ -63,7 +63,7 @@ func (c *Coordinator) timerRuntime() *OffsetsTopic {
 
 // armTimer sets the group's timer t at at. The caller holds g.mu and no
 // shard's lock; replay at load, which runs under the shard's lock, uses
-// armLocally and leaves the runtime's timers to the load's end
+// armReplayed and leaves the shard's timers to the load's end
 // (armLoaded).
 func (g *classicGroup) armTimer(t groupTimer, at time.Time) {
 	if at.IsZero() {
