@@ -41,6 +41,22 @@ func noLocalTimer(t *testing.T, c *Coordinator, timers ...groupTimer) {
 	}
 }
 
+// atRest waits until every partition's writes are durable and replayed,
+// and the calls out of its shard have returned.
+func atRest(t *testing.T, c *Coordinator) {
+	t.Helper()
+	rt := c.store.(*OffsetsTopic).runtime()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range rt.Partitions() {
+		for rt.InFlight(p) > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("partition %d still has writes in flight", p)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
 // newManualRuntimeCoordinator is a coordinator on __consumer_offsets in
 // memory whose clock, and the runtime's, only the test moves.
 func newManualRuntimeCoordinator(t *testing.T, partitions int32, topics fakeTopics) (*Coordinator, *coordinator.ManualClock, memoryOffsets) {
@@ -189,4 +205,38 @@ func TestRuntimeClassicTimersAreShardTimers(t *testing.T) {
 	}
 	clock.Advance(5 * time.Second)
 	wantErr(t, c.Heartbeat("g", b, nil, rb.Generation), kerr.UnknownMemberID)
+}
+
+// TestRuntimeOffsetExpiryIsAShardTimer: on __consumer_offsets each
+// shard expires its own groups' offsets on a timer, every
+// offsets.retention.check.interval.ms from its load, as Kafka's shard
+// schedules its cleanup; no Tick runs it, and a reload starts it again.
+func TestRuntimeOffsetExpiryIsAShardTimer(t *testing.T) {
+	logs := memoryOffsets{MemoryLogs: coordinator.NewMemoryLogs(), partitions: 3}
+	clock := coordinator.NewManualClock(time.Unix(1_700_000_000, 0))
+	c := New(expiryConfig(), Options{Clock: clock, Store: NewOffsetsStore(logs)})
+	if _, err := c.LoadAll(); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"a", "b"} {
+		_, _, wait := c.CommitOffsets(commit(g, "", -1, 1))
+		if err := wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(30 * time.Minute)
+	_, _, wait := c.CommitOffsets(commit("b", "", -1, 2)) // b's offset is younger
+	if err := wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ReloadPartition(PartitionFor("a", logs.partitions)); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(30*time.Minute + time.Minute) // a's commit is an hour old at the next check
+	atRest(t, c)
+	wantOffsets(t, c, "a", -1)
+	wantOffsets(t, c, "b", 2)
+	clock.Advance(30 * time.Minute)
+	atRest(t, c)
+	wantOffsets(t, c, "b", -1)
 }

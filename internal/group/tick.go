@@ -7,10 +7,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// Tick applies the passage of time that no group's timer covers: every
+// Tick applies the passage of time that no timer covers: with a Store
+// other than __consumer_offsets, every
 // offsets.retention.check.interval.ms, expired offsets are removed
 // (expiry.go). The groups' deadlines are keyed timers of the coordinator
-// runtime (shard_timers.go), which fire on their own.
+// runtime (shard_timers.go), which fire on their own, as does each
+// __consumer_offsets shard's offset expiry.
 func (c *Coordinator) Tick() {
 	c.maybeExpireOffsets(c.clock.Now())
 }
