@@ -251,8 +251,8 @@ func (c *Coordinator) fireShardTimer(groupID string, t groupTimer) {
 	}
 	if at := g.deadline(t); !at.IsZero() {
 		if !at.After(now) {
-			// Still due: what it does failed (a write refused), as the
-			// group's own timer tries again after Run's interval.
+			// Still due: what it does failed (a write refused); it is
+			// tried again shortly rather than at once.
 			at = now.Add(retryDue)
 		}
 		g.armTimer(t, at)

@@ -1,41 +1,19 @@
 package group
 
 import (
-	"context"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // Tick applies the passage of time that no timer covers: with a Store
-// other than __consumer_offsets, every
+// other than __consumer_offsets (the unit tests' memory store), every
 // offsets.retention.check.interval.ms, expired offsets are removed
 // (expiry.go). The groups' deadlines are keyed timers of the coordinator
 // runtime (shard_timers.go), which fire on their own, as does each
-// __consumer_offsets shard's offset expiry.
+// __consumer_offsets shard's offset expiry, so the broker never calls it.
 func (c *Coordinator) Tick() {
 	c.maybeExpireOffsets(c.clock.Now())
-}
-
-// Run calls Tick when the next offset expiry check is due, until ctx
-// ends; interval is how soon it looks again when none is set.
-func (c *Coordinator) Run(ctx context.Context, interval time.Duration) {
-	for {
-		c.Tick() // the first schedules the first expiry check
-		c.offsetState.mu.Lock()
-		d := c.offsetState.nextExpiry.Sub(c.clock.Now())
-		c.offsetState.mu.Unlock()
-		if d <= 0 {
-			d = interval
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
 }
 
 func due(deadline, now time.Time) bool { return !deadline.IsZero() && !now.Before(deadline) }
