@@ -361,7 +361,7 @@ func (g *consumerGroup) leave(next *consumerGroup, req ConsumerHeartbeat, first 
 
 // tick removes the members whose session lapsed and those that did not
 // revoke within their rebalance timeout; the group's timer
-// (fireGroupTimer) calls it with the holder's mu held.
+// (fireShardTimer) calls it with the holder's mu held.
 func (g *consumerGroup) tick(now time.Time, view Topics) {
 	ids := make([]string, 0, len(g.members))
 	for id, m := range g.members {

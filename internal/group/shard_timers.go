@@ -233,9 +233,10 @@ func (r readingClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }
 
-// fireShardTimer runs when the group's timer t fires: the group's tick
-// applies every deadline of it that passed (classic and KIP-848), and a
-// deadline of t moved later without its timer following (a member kept
+// fireShardTimer runs when the group's timer t fires: a classic timer
+// applies its own deadline; a KIP-848 one, the consumer group's tick,
+// removes every member whose session or revocation lapsed, in one write.
+// A deadline of t moved later without its timer following (a member kept
 // alive by waiting in a rebalance) is timed again.
 func (c *Coordinator) fireShardTimer(groupID string, t groupTimer) {
 	g := c.group(groupID, false)
@@ -245,9 +246,14 @@ func (c *Coordinator) fireShardTimer(groupID string, t groupTimer) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := c.clock.Now()
-	g.tick(now)
-	if cg := c.consumerGroupOf(g, false); cg != nil {
-		cg.tick(now, c.topics())
+	switch t.kind {
+	case heartbeatTimer, joinTimer, syncTimer:
+		g.fire(t, now)
+	default:
+		g.catchUp()
+		if cg := c.consumerGroupOf(g, false); cg != nil {
+			cg.tick(now, c.topics())
+		}
 	}
 	if at := g.deadline(t); !at.IsZero() {
 		if !at.After(now) {

@@ -18,42 +18,47 @@ func (c *Coordinator) Tick() {
 
 func due(deadline, now time.Time) bool { return !deadline.IsZero() && !now.Before(deadline) }
 
-func (g *classicGroup) tick(now time.Time) {
+// fire applies the deadline of the group's classic timer t, if it
+// passed, as Kafka's expireClassicGroupMemberHeartbeat,
+// completeClassicGroupJoin and expirePendingSync do; the caller holds
+// g.mu.
+func (g *classicGroup) fire(t groupTimer, now time.Time) {
 	g.catchUp()
 	if g.state == Dead {
 		return
 	}
-	for id, deadline := range g.pending {
-		if due(deadline, now) {
-			delete(g.pending, id)
-			if g.state == PreparingRebalance {
-				g.maybeCompleteJoin(now)
+	switch t.kind {
+	case heartbeatTimer:
+		if deadline, pending := g.pending[t.member]; pending {
+			// A member id handed out with MEMBER_ID_REQUIRED that never
+			// joined.
+			if due(deadline, now) {
+				delete(g.pending, t.member)
+				if g.state == PreparingRebalance {
+					g.maybeCompleteJoin(now)
+				}
 			}
+			return
 		}
-	}
-	anyDue := false
-	for _, m := range g.members {
-		anyDue = anyDue || due(m.deadline, now)
-	}
-	for _, m := range g.allMembers() {
-		if !anyDue {
-			break
-		}
-		if _, still := g.members[m.id]; !still || !due(m.deadline, now) {
-			continue
+		m := g.members[t.member]
+		if m == nil || !due(m.deadline, now) {
+			return
 		}
 		if !m.isNew && (m.awaitingJoin() || m.awaitingSync()) {
 			// Waiting in a rebalance counts as alive; the rebalance's own
 			// timeouts deal with members that stop answering.
 			m.deadline = now.Add(m.sessionTimeout)
-			continue
+			return
 		}
 		g.removeMember(m, now)
-	}
-	if due(g.joinDeadline, now) {
-		g.joinTimerFired(now)
-	}
-	if due(g.syncDeadline, now) {
+	case joinTimer:
+		if due(g.joinDeadline, now) {
+			g.joinTimerFired(now)
+		}
+	case syncTimer:
+		if !due(g.syncDeadline, now) {
+			return
+		}
 		g.syncDeadline = time.Time{}
 		if (g.state == CompletingRebalance || g.state == Stable) && len(g.pendingSync) > 0 {
 			for _, m := range g.allMembers() {
