@@ -2,6 +2,7 @@ package group
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -239,4 +240,34 @@ func TestRuntimeOffsetExpiryIsAShardTimer(t *testing.T) {
 	clock.Advance(30 * time.Minute)
 	atRest(t, c)
 	wantOffsets(t, c, "b", -1)
+}
+
+// TestTimerWhoseWriteFailsTriesAgain: a KIP-848 member whose session
+// lapsed while the group's records cannot be written stays until the
+// write succeeds; its timer tries again shortly after each failure rather
+// than never again.
+func TestTimerWhoseWriteFailsTriesAgain(t *testing.T) {
+	h, store := restoredHarness(t, fakeTopics{"t": 4})
+	a, _ := h.join("a", "t")
+	b, _ := h.join("b", "t")
+	h.beat(a)
+	h.beat(b)
+	session := h.c.consumerConfig("g").SessionTimeout
+	h.clock.advance(session / 2)
+	h.beat(a)
+	store.mu.Lock()
+	store.fail = errors.New("disk gone")
+	store.mu.Unlock()
+	h.clock.advance(session/2 + time.Millisecond) // b's session lapsed; its removal is not written
+	if st := consumerState(h.c); st == nil || len(st.Members) != 2 {
+		t.Fatalf("b left the group though its removal was not written: %+v", st)
+	}
+	h.clock.advance(3 * retryDue)
+	store.mu.Lock()
+	store.fail = nil
+	store.mu.Unlock()
+	h.clock.advance(retryDue)
+	if st := consumerState(h.c); st == nil || len(st.Members) != 1 || st.Members["a"].Epoch == 0 {
+		t.Fatalf("group %+v once the log takes writes again, want a alone", st)
+	}
 }
