@@ -86,6 +86,17 @@ func (g *classicGroup) armTimer(t groupTimer, at time.Time) {
 	}
 }
 
+// cancelTimer stops the group's timer t, as Kafka cancels a removed
+// member's heartbeat; the caller holds g.mu and no shard's lock.
+func (g *classicGroup) cancelTimer(t groupTimer) {
+	if o := g.c.timerRuntime(); o != nil && !g.resigned.Load() {
+		if rt, n := o.runtime(), o.logs.Partitions(); rt != nil && n > 0 && cancelOn(rt, PartitionFor(g.id, n), g.id, t) == nil {
+			return
+		}
+	}
+	_ = cancelOn(g.c.local, 0, g.id, t)
+}
+
 // armReplayed sets the timer t at a deadline a replay set (which may run
 // under a shard's lock) or copied from a member whose timer is set: on
 // __consumer_offsets the load's end (armLoaded) or the copy's source set
@@ -192,6 +203,15 @@ func scheduleOn[S timerShard](rt *coordinator.Runtime[S], partition int32, c *Co
 			ctx.Defer(func() { c.fireShardTimer(groupID, t) })
 			return nil, nil
 		})
+		return coordinator.Result[struct{}]{}, nil
+	})
+	return err
+}
+
+// cancelOn stops the group's timer t on partition's shard of rt.
+func cancelOn[S timerShard](rt *coordinator.Runtime[S], partition int32, groupID string, t groupTimer) error {
+	_, _, err := coordinator.Submit(rt, partition, func(s S) (coordinator.Result[struct{}], error) {
+		s.timerContext().Cancel(t.key(groupID))
 		return coordinator.Result[struct{}]{}, nil
 	})
 	return err

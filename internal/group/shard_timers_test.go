@@ -206,6 +206,9 @@ func TestRuntimeClassicTimersAreShardTimers(t *testing.T) {
 	}
 	clock.Advance(5 * time.Second)
 	wantErr(t, c.Heartbeat("g", b, nil, rb.Generation), kerr.UnknownMemberID)
+	if scheduled(t, c, groupTimer{heartbeatTimer, b}) {
+		t.Fatal("the removed member's heartbeat timer is still set")
+	}
 }
 
 // TestRuntimeOffsetExpiryIsAShardTimer: on __consumer_offsets each
