@@ -103,6 +103,7 @@ func (g *classicGroup) remove(id string) {
 		return
 	}
 	delete(g.members, id)
+	g.cancelTimer(groupTimer{heartbeatTimer, id})
 	g.order = slices.DeleteFunc(g.order, func(s string) bool { return s == id })
 	if m.instanceID != nil && g.static[*m.instanceID] == id {
 		delete(g.static, *m.instanceID)

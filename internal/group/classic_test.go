@@ -299,3 +299,33 @@ func TestStaticMemberSurvivesRebalanceWithoutRejoining(t *testing.T) {
 }
 
 func strp(s string) *string { return &s }
+
+// TestSyncAnswerStartsTheSessionAgain: a member's session restarts when
+// its SyncGroup is answered, as Kafka's propagateAssignment reschedules
+// the member's heartbeat, so members that waited for a slow leader are
+// not expired for the wait, and the session then runs from the answer.
+func TestSyncAnswerStartsTheSessionAgain(t *testing.T) {
+	h := newHarness(t, testConfig())
+	a, ja := h.joinNew("g")
+	b, jb := h.joinNew("g")
+	ra, _ := settle(h, ja), ready(t, jb) // sessions (10s) start here
+	leader, follower := ra.Leader, a
+	if follower == leader {
+		follower = b
+	}
+	h.advance(time.Second)
+	sc := h.c.Sync(SyncRequest{GroupID: "g", MemberID: follower, Generation: ra.Generation})
+	h.advance(7 * time.Second)
+	assigns := []Assignment{{MemberID: leader, Assignment: []byte("l")}, {MemberID: follower, Assignment: []byte("f")}}
+	wantErr(t, ready(t, h.c.Sync(SyncRequest{GroupID: "g", MemberID: leader, Generation: ra.Generation, Assignments: assigns})).Err, nil)
+	wantErr(t, ready(t, sc).Err, nil)
+	h.advance(4 * time.Second) // 12s after the join, 4s after the answers
+	if s := h.state("g"); s != Stable {
+		t.Fatalf("state %v 4s after the assignment, want Stable: the session ran from the join", s)
+	}
+	for _, id := range []string{leader, follower} {
+		wantErr(t, h.c.Heartbeat("g", id, nil, ra.Generation), nil)
+	}
+	h.advance(11 * time.Second) // past the sessions the heartbeats started
+	wantErr(t, h.c.Heartbeat("g", follower, nil, ra.Generation), kerr.UnknownMemberID)
+}

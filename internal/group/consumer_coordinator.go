@@ -219,7 +219,6 @@ func (c *Coordinator) consumerHeartbeat(holder *classicGroup, live *consumerGrou
 		m.rebalanceTimeout = req.RebalanceTimeout
 	}
 	m.sessionDeadline = now.Add(cfg.SessionTimeout)
-	holder.arm(m.sessionDeadline)
 	var before []TopicPartition
 	if old := live.members[m.id]; old != nil {
 		before = partitionsOf(old.assigned)
@@ -233,6 +232,9 @@ func (c *Coordinator) consumerHeartbeat(holder *classicGroup, live *consumerGrou
 		// what it had.
 		return fail(kerr.CoordinatorNotAvailable, "")
 	}
+	// Once written, as Kafka schedules the session in the heartbeat's
+	// operation: a heartbeat that failed leaves the session where it was.
+	g.armSession(m)
 	res := ConsumerHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch, HeartbeatInterval: cfg.HeartbeatInterval, Wait: wait}
 	// As Kafka: the assignment is sent to a join, to a full request and
 	// when it changed; otherwise null, which means "unchanged".
@@ -279,7 +281,6 @@ func (g *consumerGroup) join(req ConsumerHeartbeat, cfg ConsumerConfig, now time
 	m := &consumerMember{id: req.MemberID, instanceID: req.InstanceID, assigned: MemberAssignment{},
 		revoking: MemberAssignment{}, rebalanceTimeout: 5 * time.Minute, sessionDeadline: now.Add(cfg.SessionTimeout)}
 	g.members[m.id] = m
-	g.arm(m.sessionDeadline)
 	if m.instanceID != nil {
 		g.static[*m.instanceID] = m.id
 	}
@@ -360,7 +361,7 @@ func (g *consumerGroup) leave(next *consumerGroup, req ConsumerHeartbeat, first 
 
 // tick removes the members whose session lapsed and those that did not
 // revoke within their rebalance timeout; the group's timer
-// (fireGroupTimer) calls it with the holder's mu held.
+// (fireShardTimer) calls it with the holder's mu held.
 func (g *consumerGroup) tick(now time.Time, view Topics) {
 	ids := make([]string, 0, len(g.members))
 	for id, m := range g.members {

@@ -85,4 +85,13 @@ func (g *classicGroup) revertConsumer() {
 		next.adoptDeadlines(live)
 	}
 	g.c.setConsumerGroup(g, next)
+	for id, m := range next.members {
+		if live == nil || live.members[id] == nil {
+			// A member only the durable records know (the live group was
+			// reverted past it): its session, started by the replay, is
+			// timed from here.
+			next.armSession(m)
+			next.armRevocation(m)
+		}
+	}
 }

@@ -280,7 +280,7 @@ func (g *consumerGroup) reconcile(m *consumerMember, owned []TopicPartition, own
 		m.assigned, m.revoking = keep, revoke
 		m.state = memberUnrevoked
 		m.revokeDeadline = now.Add(m.rebalanceTimeout)
-		g.arm(m.revokeDeadline)
+		g.armRevocation(m)
 		return
 	}
 	m.state = memberStable

@@ -144,7 +144,7 @@ func (g *consumerGroup) replay(rec consumerRecord, ids TopicIDs, cfg ConsumerCon
 		m.revokeDeadline = time.Time{}
 		if m.state == memberUnrevoked {
 			m.revokeDeadline = now.Add(m.rebalanceTimeout)
-			g.arm(m.revokeDeadline)
+			g.armReplayedTimer(groupTimer{revokeTimer, m.id}, m.revokeDeadline)
 		}
 	}
 }
@@ -158,7 +158,7 @@ func (g *consumerGroup) loadedMember(id string, cfg ConsumerConfig, now time.Tim
 	m := &consumerMember{id: id, assigned: MemberAssignment{}, revoking: MemberAssignment{},
 		rebalanceTimeout: 5 * time.Minute, sessionDeadline: now.Add(cfg.SessionTimeout)}
 	g.members[id] = m
-	g.arm(m.sessionDeadline)
+	g.armReplayedTimer(groupTimer{sessionTimer, m.id}, m.sessionDeadline)
 	return m
 }
 

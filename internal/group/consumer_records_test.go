@@ -84,6 +84,7 @@ func restoredHarness(t *testing.T, topics fakeTopics) (*consumerHarness, *memSto
 
 func (h *consumerHarness) restart(store *memStore) *Coordinator {
 	h.t.Helper()
+	halt(h.c)
 	c2 := New(testConfig(), Options{Clock: h.clock, Store: &memStore{}, Topics: h.topics})
 	if skipped, err := c2.Load(replayRecords(store.recs)); err != nil || skipped != 0 {
 		h.t.Fatalf("load: skipped %d, %v", skipped, err)

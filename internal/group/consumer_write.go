@@ -178,10 +178,9 @@ func (g *consumerGroup) adoptDeadlines(next *consumerGroup) {
 	for id, m := range g.members {
 		if n := next.members[id]; n != nil {
 			m.sessionDeadline, m.revokeDeadline = n.sessionDeadline, n.revokeDeadline
-			g.arm(m.sessionDeadline)
-			if m.state == memberUnrevoked {
-				g.arm(m.revokeDeadline)
-			}
+			// On __consumer_offsets, the member's timers are keyed by its
+			// id and already set at n's deadlines.
+			g.armReplayed(m)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+
+	"github.com/karst-broker/karst/internal/coordinator"
 )
 
 // Coordinator owns every group this broker coordinates (with a single
@@ -34,8 +36,8 @@ type Coordinator struct {
 	// again (partition_load.go), of unloadedOf partitions.
 	unloaded   map[int32]bool
 	unloadedOf int32
-	// timers are the groups' keyed timers (timers.go).
-	timers *timers
+	// local keeps the timers no partition's shard keeps (shard_timers.go).
+	local *coordinator.Runtime[*localShard]
 }
 
 // Options are a coordinator's collaborators; zero values pick the wall
@@ -53,13 +55,14 @@ type Options struct {
 // New returns a coordinator with no groups; Load fills it from a Store.
 func New(cfg Config, opts Options) *Coordinator {
 	c := &Coordinator{cfg: cfg, clock: opts.Clock, store: opts.Store, logger: opts.Logger,
-		topicsView: opts.Topics, newUUID: randomUUID, groups: map[string]*classicGroup{}, timers: newTimers()}
+		topicsView: opts.Topics, newUUID: randomUUID, groups: map[string]*classicGroup{}}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
+	c.local = localTimers(c.clock, c.logger)
 	if c.cfg.NewMemberJoinTimeout <= 0 {
 		c.cfg.NewMemberJoinTimeout = DefaultConfig().NewMemberJoinTimeout
 	}

@@ -11,9 +11,11 @@
 // (expiry.go), as Kafka's cleanupExpiredOffsets does.
 //
 // The core is a deterministic state machine. Every change comes from a
-// call (a request, or Tick for the passage of time) and time comes from a
-// replaceable Clock, so a test can drive thousands of rebalances with a
-// fake clock and replay a failure exactly. The core does no I/O: records
+// call (a request, or one of the coordinator runtime's keyed timers for
+// the passage of time, shard_timers.go) and time comes from a replaceable
+// Clock, whose timers a test's clock fires as it moves, so a test can
+// drive thousands of rebalances with a fake clock and replay a failure
+// exactly. The core does no I/O: records
 // go to a Store, which the broker backs with the partition logs
 // (OffsetsTopic) and tests leave nil or fake.
 //

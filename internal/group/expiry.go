@@ -35,12 +35,13 @@ type expiryPolicy struct {
 
 // maybeExpireOffsets runs the expiry when its interval has passed; Tick
 // calls it. The first call only schedules, as Kafka schedules the first
-// cleanup one interval after loading.
+// cleanup one interval after loading. On __consumer_offsets each shard
+// runs its own groups' expiry on a timer instead (scheduleExpiry).
 func (c *Coordinator) maybeExpireOffsets(now time.Time) {
-	interval := c.cfg.OffsetsRetentionCheckInterval
-	if interval <= 0 {
-		interval = DefaultConfig().OffsetsRetentionCheckInterval
+	if c.timerRuntime() != nil {
+		return
 	}
+	interval := c.expiryInterval()
 	s := &c.offsetState
 	s.mu.Lock()
 	next := s.nextExpiry
@@ -54,13 +55,28 @@ func (c *Coordinator) maybeExpireOffsets(now time.Time) {
 	c.expireOffsets(now)
 }
 
+func (c *Coordinator) expiryInterval() time.Duration {
+	if c.cfg.OffsetsRetentionCheckInterval > 0 {
+		return c.cfg.OffsetsRetentionCheckInterval
+	}
+	return DefaultConfig().OffsetsRetentionCheckInterval
+}
+
 // expireOffsets looks at every group once.
 func (c *Coordinator) expireOffsets(now time.Time) {
+	c.expireOffsetsOf(now, func(string) bool { return true })
+}
+
+// expireOffsetsOf looks once at every group that owns says is its.
+func (c *Coordinator) expireOffsetsOf(now time.Time, owns func(groupID string) bool) {
 	retention := c.cfg.OffsetsRetention
 	if retention <= 0 {
 		retention = DefaultConfig().OffsetsRetention
 	}
 	for _, g := range c.snapshot() {
+		if !owns(g.id) {
+			continue
+		}
 		g.mu.Lock()
 		g.expire(now, retention)
 		g.mu.Unlock()

@@ -28,7 +28,7 @@ func (c *Coordinator) Heartbeat(groupID, memberID string, instanceID *string, ge
 	}
 	m := g.members[memberID]
 	m.deadline = c.clock.Now().Add(m.sessionTimeout)
-	g.arm(m.deadline)
+	g.armMember(m)
 	switch g.state {
 	case Empty:
 		return kerr.UnknownMemberID

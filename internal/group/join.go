@@ -68,7 +68,7 @@ func (g *classicGroup) joinNew(req JoinRequest, ch chan JoinResult, now time.Tim
 	id := req.ClientID + "-" + g.c.newUUID()
 	if req.RequireKnownMemberID {
 		g.pending[id] = now.Add(req.SessionTimeout)
-		g.arm(g.pending[id])
+		g.armPending(id)
 		ch <- JoinResult{Err: kerr.MemberIDRequired, MemberID: id, Generation: -1}
 		return
 	}
@@ -126,7 +126,7 @@ func (g *classicGroup) addMember(id string, req JoinRequest, ch chan JoinResult,
 		isNew: true, deadline: now.Add(g.c.cfg.NewMemberJoinTimeout),
 	}
 	g.add(m, ch)
-	g.arm(m.deadline)
+	g.armMember(m)
 	g.c.logger.Info("member joined group", "group", g.id, "member", id, "client_id", req.ClientID,
 		"client_host", req.ClientHost, "protocol_type", req.ProtocolType)
 	if g.state == PreparingRebalance && g.initialJoin {
@@ -160,8 +160,8 @@ func (g *classicGroup) replaceStaticMember(oldID, newID string, req JoinRequest,
 	m.clientID, m.clientHost = req.ClientID, req.ClientHost
 	m.sessionTimeout, m.rebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
 	m.deadline = now.Add(req.SessionTimeout)
-	g.arm(m.deadline)
 	g.swapMember(old, &m)
+	g.armMember(&m)
 	protocolsChanged := !sameProtocols(m.protocols, req.Protocols)
 	switch {
 	case g.state == Stable && !protocolsChanged:

@@ -46,6 +46,7 @@ func (c *Coordinator) Leave(groupID string, members []MemberIdentity) (*kerr.Err
 			left = true
 		case g.isPending(id.MemberID):
 			delete(g.pending, id.MemberID)
+			g.cancelTimer(groupTimer{heartbeatTimer, id.MemberID})
 			left = true
 		default:
 			if err := g.validateMember(id.MemberID, id.InstanceID); err != nil {

@@ -102,8 +102,8 @@ func (c *Coordinator) startLoadedSessions(owns func(groupID string) bool) {
 		g.mu.Lock()
 		for _, m := range g.members {
 			m.deadline = now.Add(m.sessionTimeout)
-			g.arm(m.deadline)
 		}
+		g.armLoaded()
 		if g.state == Stable && len(g.members) > c.cfg.MaxSize {
 			g.prepareRebalance(now)
 		}

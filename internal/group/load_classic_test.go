@@ -11,6 +11,7 @@ import (
 // restart, on h's clock moved on by gap.
 func reload(t *testing.T, h *harness, gap time.Duration) *harness {
 	t.Helper()
+	halt(h.c)
 	h.clock.advance(gap)
 	c2 := New(h.c.cfg, Options{Clock: h.clock, Store: &memStore{}})
 	if skipped, err := c2.Load(append(replayRecords{}, h.store.recs...)); err != nil || skipped != 0 {

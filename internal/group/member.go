@@ -64,6 +64,22 @@ func (m *member) respondSync(r SyncResult) {
 	}
 }
 
+// propagateSync answers the member's waiting SyncGroup with the outcome
+// of its generation's assignment (the assignment, or the error that sends
+// it back to JoinGroup) and starts its session again from there, as
+// Kafka's propagateAssignment does: a member that waited for the leader
+// longer than its session timeout is not expired for the wait. It
+// reports whether the member was waiting.
+func (g *classicGroup) propagateSync(m *member, r SyncResult, now time.Time) bool {
+	if !m.awaitingSync() {
+		return false
+	}
+	m.respondSync(r)
+	m.deadline = now.Add(m.sessionTimeout)
+	g.armMember(m)
+	return true
+}
+
 func sameProtocols(a, b []Protocol) bool {
 	if len(a) != len(b) {
 		return false

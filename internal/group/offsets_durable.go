@@ -253,7 +253,7 @@ func (g *classicGroup) revertClassic() {
 	g.replayMetadata(v, now)
 	for _, m := range g.members {
 		m.deadline = now.Add(m.sessionTimeout)
-		g.arm(m.deadline)
+		g.armMember(m)
 	}
 	g.c.logger.Warn("group metadata not written; the group is back at its durable generation", "group", g.id,
 		"generation", g.generation, "members", len(g.members))

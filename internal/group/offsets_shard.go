@@ -63,7 +63,9 @@ func (o *OffsetsTopic) attach(c *Coordinator) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.c = c
-	o.rt = coordinator.New(coordinator.Options[*offsetsShard]{Logs: o.logs, Logger: c.logger,
+	// The shards' timers (the groups' deadlines, shard_timers.go) read the
+	// coordinator's clock, which their deadlines are set in.
+	o.rt = coordinator.New(coordinator.Options[*offsetsShard]{Logs: o.logs, Logger: c.logger, Clock: runtimeClock(c.clock),
 		NewShard: func(ctx *coordinator.Context) *offsetsShard {
 			return &offsetsShard{c: c, ctx: ctx, partitions: o.logs.Partitions(), load: newPartitionLoad(c.clock.Now())}
 		}})
@@ -270,10 +272,30 @@ func (s *offsetsShard) OnLoaded() {
 	l := s.load
 	s.load, s.skipped = nil, l.skipped
 	p := s.ctx.Partition()
+	s.scheduleExpiry()
 	s.ctx.Defer(func() {
 		s.c.finishLoad(l)
 		s.c.clearResigned(p, s.partitions)
 		s.c.logger.Info("loaded a partition of the group coordinator", "partition", p, "groups", len(l.groups), "skipped", l.skipped)
+	})
+}
+
+// expiryKey is the key of a shard's offset expiry timer, Kafka's.
+const expiryKey = "expire-group-metadata"
+
+// scheduleExpiry sets the shard's offset expiry to run one
+// offsets.retention.check.interval.ms from now, over the partition's
+// groups, and then again every interval, as Kafka's shard schedules its
+// cleanupGroupMetadata; the caller holds the shard's lock.
+func (s *offsetsShard) scheduleExpiry() {
+	p, n := s.ctx.Partition(), s.partitions
+	s.ctx.Schedule(expiryKey, s.c.expiryInterval(), func() ([]coordinator.Record, error) {
+		s.scheduleExpiry()
+		// The groups' locks come before the shard's.
+		s.ctx.Defer(func() {
+			s.c.expireOffsetsOf(s.c.clock.Now(), func(id string) bool { return PartitionFor(id, n) == p })
+		})
+		return nil, nil
 	})
 }
 

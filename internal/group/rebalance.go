@@ -24,7 +24,7 @@ func (g *classicGroup) prepareRebalance(now time.Time) {
 	if g.state == CompletingRebalance {
 		for _, m := range g.members {
 			m.assignment = nil
-			m.respondSync(SyncResult{Err: kerr.RebalanceInProgress})
+			g.propagateSync(m, SyncResult{Err: kerr.RebalanceInProgress}, now)
 		}
 	}
 	g.pendingSync = map[string]bool{}
@@ -39,7 +39,7 @@ func (g *classicGroup) prepareRebalance(now time.Time) {
 		g.initialLeft = max(g.rebalanceTimeout()-g.initialDelay, 0)
 		g.newMemberAdded = false
 		g.joinDeadline = now.Add(g.initialDelay)
-		g.arm(g.joinDeadline)
+		g.armJoin()
 		return
 	}
 	if g.hasAllMembersJoined() {
@@ -47,7 +47,7 @@ func (g *classicGroup) prepareRebalance(now time.Time) {
 		return
 	}
 	g.joinDeadline = now.Add(g.rebalanceTimeout())
-	g.arm(g.joinDeadline)
+	g.armJoin()
 }
 
 // maybeCompleteJoin ends the join phase early once every member has
@@ -71,7 +71,7 @@ func (g *classicGroup) joinTimerFired(now time.Time) {
 		g.initialLeft = max(g.initialLeft-g.initialDelay, 0)
 		g.initialDelay = delay
 		g.joinDeadline = now.Add(delay)
-		g.arm(g.joinDeadline)
+		g.armJoin()
 		return
 	}
 	g.completeJoin(now)
@@ -95,7 +95,7 @@ func (g *classicGroup) completeJoin(now time.Time) {
 		// Nobody joined (only static members that did not come back):
 		// wait another rebalance timeout for session timeouts to act.
 		g.joinDeadline = now.Add(g.rebalanceTimeout())
-		g.arm(g.joinDeadline)
+		g.armJoin()
 		return
 	}
 	g.generation++
@@ -113,11 +113,11 @@ func (g *classicGroup) completeJoin(now time.Time) {
 		m.respondJoin(g.currentJoinResult(m, m.id == g.leader))
 		m.isNew = false
 		m.deadline = now.Add(m.sessionTimeout)
-		g.arm(m.deadline)
+		g.armMember(m)
 		g.pendingSync[m.id] = true
 	}
 	g.syncDeadline = now.Add(g.rebalanceTimeout())
-	g.arm(g.syncDeadline)
+	g.armSync()
 }
 
 // electJoinedLeader keeps the leader if it joined again, else picks a

@@ -193,6 +193,9 @@ func scriptConfig() Config {
 }
 
 func (s *script) start(t *testing.T) {
+	if s.c != nil {
+		halt(s.c)
+	}
 	s.c = New(scriptConfig(), Options{Clock: s.clock, Store: s.log, Topics: s.topics})
 	s.c.newUUID = func() string { s.ids++; return strconv.Itoa(s.ids) }
 	if _, err := s.c.Load(s.log); err != nil {

@@ -102,16 +102,14 @@ func (g *classicGroup) applyAssignment(assignments []Assignment, now time.Time) 
 		g.state = prev
 		for _, m := range g.members {
 			m.assignment = nil
-			m.respondSync(SyncResult{Err: kerr.CoordinatorNotAvailable})
+			g.propagateSync(m, SyncResult{Err: kerr.CoordinatorNotAvailable}, now)
 		}
 		g.maybePrepareRebalanceOrCompleteJoin(now)
 		return
 	}
 	for _, m := range g.allMembers() {
-		if m.awaitingSync() {
-			r := g.syncResult(m)
-			r.Wait = wait
-			m.respondSync(r)
-		}
+		r := g.syncResult(m)
+		r.Wait = wait
+		g.propagateSync(m, r, now)
 	}
 }

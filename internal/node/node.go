@@ -43,11 +43,6 @@ func checkpointInterval(settings *config.Broker) time.Duration {
 	return time.Minute
 }
 
-// groupTickInterval is how soon the group coordinator tries again a
-// deadline its keyed timers left due (a write that failed); its timers
-// otherwise fire at their deadlines.
-const groupTickInterval = 50 * time.Millisecond
-
 // fetchSessionSlots is max.incremental.fetch.session.cache.slots' default.
 const fetchSessionSlots = 1000
 
@@ -290,7 +285,6 @@ func Start(cfg Config) (n *Node, err error) {
 		go c.Run(ctx)
 	}
 	go n.writeCheckpoints(ctx, checkpointInterval(cfg.Settings))
-	go groups.Run(ctx, groupTickInterval)
 	if cfg.Settings != nil {
 		go removeExpiredDelegationTokens(ctx, n.store, time.Duration(cfg.Settings.Long("delegation.token.expiry.check.interval.ms"))*time.Millisecond, logger)
 	}
