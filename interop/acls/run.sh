@@ -3,7 +3,9 @@
 # a Karst of its own: built from this checkout, on a free 127.0.0.1 port and a temporary data
 # directory, with the StandardAuthorizer on and User:ANONYMOUS (its PLAINTEXT listener) a super user;
 # then Kafka's console producer, as the SASL/PLAIN user alice on a second listener, writing to a topic
-# its ACL allows and refused on one it does not. Prints PASS/FAIL per check and the closing line
+# its ACL allows and refused on one it does not; then the Java client (AclLive.java) and kafkajs
+# (kafkajs-live.js) producers and consumer groups refused, granted ACLs and refused again while they
+# run, without being re-created. Prints PASS/FAIL per check and the closing line
 # "interop-acls: N passed, M failed". Then the ACL differential against Kafka 4.4.0 (../differential/run.sh --acl).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -107,12 +109,40 @@ java_producer_refused() {
     timeout 60 "$TOOL" kafka-get-offsets --bootstrap-server "$B" --topic secret | tee /dev/stderr | grep -q "^secret:0:0$"
 }
 
+# sub_checks NAME CMD...: a program that prints "PASS name: ..." / "FAIL name: ..." per check of its
+# own (AclLive.java, kafkajs-live.js); each counts, and an exit without a FAIL line counts as one.
+sub_checks() {
+  local name="$1"; shift
+  local log="$WORK/$name.log" rc
+  "$@" > "$log" 2>&1; rc=$?
+  grep -E '^(PASS|FAIL|NOTE) ' "$log"
+  PASSED=$((PASSED + $(grep -c '^PASS ' "$log")))
+  local f; f=$(grep -c '^FAIL ' "$log")
+  FAILED=$((FAILED + f))
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+    FAILED=$((FAILED + 1)); echo "FAIL $name (exit $rc)"; sed 's/^/     /' "$log" | tail -n 25
+  fi
+}
+# The Java client (kafka-clients 4.4.0 from ../kafka's jars, java's source launcher) and kafkajs
+# (../node's install) refused, granted and refused again while they run (AclLive.java, kafkajs-live.js).
+java_live() {
+  timeout 600 java -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=error \
+    -Dlog4j2.configurationFile="$HERE/../kafka/tools-log4j2.properties" \
+    -cp "$HERE/../kafka/lib-4.4.0/*" "$HERE/AclLive.java" "$SASL_B" "$B"
+}
+kafkajs_live() {
+  if [ ! -d "$HERE/../node/node_modules/kafkajs" ]; then echo "kafkajs is not installed (cd interop/node && npm ci)"; return 1; fi
+  timeout 600 node "$HERE/kafkajs-live.js" "$SASL_B" "$B"
+}
+
 check acls_add acls_add
 check acls_list acls_list
 check acls_list_match acls_list_match
 check acls_remove acls_remove
 check java_producer_allowed java_producer_allowed
 check java_producer_refused java_producer_refused
+sub_checks java_live java_live
+sub_checks kafkajs_live kafkajs_live
 # The ACL differential against Kafka 4.4.0 (interop/differential/run.sh --acl): its scenarios count one each.
 "$HERE/../differential/run.sh" --acl 2>&1 | tee "$WORK/acl-differential.log"
 line="$(grep -E '^acl-differential: [0-9]+ passed, [0-9]+ failed' "$WORK/acl-differential.log" | tail -n 1)"
