@@ -74,15 +74,15 @@ func gateConsumerGroupHeartbeat(g *gatekeeper) verdict {
 func (b *Broker) describableBy(principal, host, api string) func(topic string) bool {
 	var (
 		mu      sync.Mutex
-		decided *metadata.Image
+		decided *authorizer.Authorizer // built for one image: a new image, a new authorizer
 		answers map[string]bool
 	)
 	return func(topic string) bool {
 		img, authz := b.currentAuthorizer()
 		mu.Lock()
 		defer mu.Unlock()
-		if decided != img {
-			decided, answers = img, map[string]bool{}
+		if decided != authz {
+			decided, answers = authz, map[string]bool{}
 		}
 		ok, seen := answers[topic]
 		if !seen {

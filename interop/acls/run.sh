@@ -144,7 +144,9 @@ check java_producer_refused java_producer_refused
 sub_checks java_live java_live
 sub_checks kafkajs_live kafkajs_live
 # The ACL differential against Kafka 4.4.0 (interop/differential/run.sh --acl): its scenarios count one each.
-"$HERE/../differential/run.sh" --acl 2>&1 | tee "$WORK/acl-differential.log"
+# It also runs AclLive.java against Kafka (ACL_LIVE_KAFKA_OUT), whose checks and errors must be the
+# ones the Java client saw from Karst (java_live_like_kafka).
+ACL_LIVE_KAFKA_OUT="$WORK/java_live_kafka.log" "$HERE/../differential/run.sh" --acl 2>&1 | tee "$WORK/acl-differential.log"
 line="$(grep -E '^acl-differential: [0-9]+ passed, [0-9]+ failed' "$WORK/acl-differential.log" | tail -n 1)"
 if [ -n "$line" ]; then
   PASSED=$((PASSED + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<< "$line")))
@@ -152,5 +154,12 @@ if [ -n "$line" ]; then
 else
   FAILED=$((FAILED + 1)); echo "FAIL acl_differential (no closing line)"
 fi
+# live_outcomes LOG: each check's name, result and the class of what ended it (the detail's first word).
+live_outcomes() { grep -E '^(PASS|FAIL) ' "$1" | sed -E 's/^(PASS|FAIL) ([a-z0-9_]+): ([A-Za-z]+).*/\2 \1 \3/' | sort; }
+java_live_like_kafka() {
+  diff <(live_outcomes "$WORK/java_live.log") <(live_outcomes "$WORK/java_live_kafka.log") &&
+    echo "$(live_outcomes "$WORK/java_live.log" | wc -l) checks with the same outcome against Karst and Kafka 4.4.0"
+}
+check java_live_like_kafka java_live_like_kafka
 echo "interop-acls: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]
