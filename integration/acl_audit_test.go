@@ -40,7 +40,8 @@ func (b *syncBuffer) linesWith(substr string) []string {
 
 // TestACLAuditDeniedProduce: bob, with no ACLs, produces to a topic three
 // times; each is refused, the audit logger (kafka.authorizer.logger)
-// writes the denial once, and the decisions metric counts all three.
+// writes the denial once, and the metrics count all three; likewise for
+// a refused idempotent InitProducerId.
 func TestACLAuditDeniedProduce(t *testing.T) {
 	var logs syncBuffer
 	b := karsttest.StartWithLog(t, &logs,
@@ -102,16 +103,55 @@ func TestACLAuditDeniedProduce(t *testing.T) {
 		t.Errorf("the cluster CREATE probe was written at INFO")
 	}
 
-	body := scrapeMetrics(t, ctx, b.MetricsURL())
-	want := `karst_authorizer_decisions_total{operation="WRITE",resource_type="TOPIC",result="DENIED"} 3`
-	if !strings.Contains(body, want) {
-		var got []string
-		for _, l := range strings.Split(body, "\n") {
-			if strings.HasPrefix(l, "karst_authorizer_decisions_total") {
-				got = append(got, l)
-			}
+	// An idempotent InitProducerId needs IDEMPOTENT_WRITE on the cluster
+	// or WRITE on some topic; refused twice, it is written once, as the
+	// IDEMPOTENT_WRITE denial (Kafka asks both with logIfDenied false and
+	// writes it only at TRACE), never as authorizeByResourceType's
+	// question about the topic "hardcode".
+	initProducerID := func() int16 {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionTimeoutMillis, req.ProducerID, req.ProducerEpoch = -1, -1, -1
+		return request[*kmsg.InitProducerIDResponse](t, w.bob, req).ErrorCode
+	}
+	for range 2 {
+		if code := initProducerID(); code != kerr.ClusterAuthorizationFailed.Code {
+			t.Fatalf("bob's InitProducerId: error %d, want CLUSTER_AUTHORIZATION_FAILED", code)
 		}
-		t.Errorf("metrics: want %s, have:\n%s", want, strings.Join(got, "\n"))
+	}
+	idempotent := "Principal = User:bob is Denied operation = IDEMPOTENT_WRITE from host = 127.0.0.1 on resource = Cluster:LITERAL:kafka-cluster for request = InitProducerId with resourceRefCount = 1 based on rule DefaultDeny"
+	if n := len(logs.linesWith(idempotent)); n != 1 {
+		t.Errorf("%d lines for bob's two refused InitProducerIds, want 1 %q:\n%s", n, idempotent, strings.Join(logs.linesWith("InitProducerId"), "\n"))
+	}
+	if n := len(logs.linesWith("Topic:LITERAL:hardcode")); n != 0 {
+		t.Errorf("authorizeByResourceType's question written at INFO")
+	}
+	// With WRITE on a topic the producer is served, and the denied
+	// IDEMPOTENT_WRITE is no refusal: nothing more at INFO.
+	w.grant(t, kadm.NewACLs().Allow("User:bob").AllowHosts().ResourcePatternType(kadm.ACLPatternLiteral).
+		Topics("audited").Operations(kadm.OpWrite))
+	if code := initProducerID(); code != 0 {
+		t.Fatalf("bob's InitProducerId with WRITE on a topic: error %d", code)
+	}
+	if n := len(logs.linesWith("for request = InitProducerId")); n != 1 {
+		t.Errorf("%d InitProducerId lines after one served with WRITE on a topic, want still 1", n)
+	}
+
+	body := scrapeMetrics(t, ctx, b.MetricsURL())
+	for _, want := range []string{
+		// the three produces and authorizeByResourceType's three questions
+		`karst_authorizer_decisions_total{operation="WRITE",resource_type="TOPIC",result="DENIED"} 6`,
+		`karst_authorizer_refusals_total{api="Produce",principal="User:bob"} 3`,
+		`karst_authorizer_refusals_total{api="InitProducerId",principal="User:bob"} 2`,
+	} {
+		if !strings.Contains(body, want) {
+			var got []string
+			for _, l := range strings.Split(body, "\n") {
+				if strings.HasPrefix(l, "karst_authorizer_") {
+					got = append(got, l)
+				}
+			}
+			t.Errorf("metrics: want %s, have:\n%s", want, strings.Join(got, "\n"))
+		}
 	}
 
 	// The audit logger is a broker logger, which kafka-configs

@@ -1,12 +1,15 @@
 package integration
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/karst-broker/karst/karsttest"
 )
@@ -117,5 +120,86 @@ func TestACLDelegationTokens(t *testing.T) {
 		DelegationTokens(own.TokenID).Operations(kadm.OpDescribe))
 	if got := listed(w.bob); !got[own.TokenID] {
 		t.Errorf("bob with DESCRIBE on alice's token lists %v, without it", got)
+	}
+}
+
+// TestACLRegexSubscriptionAssignsOnlyDescribableTopics: a KIP-848 member
+// subscribed by regex (franz-go's ConsumeRegex with the server-side
+// balancer) is assigned only the matching topics its principal may
+// describe, as Kafka 4.4's TopicRegexResolver filters them, and follows
+// a DESCRIBE granted and deleted while it runs. Without the filter alice
+// is assigned rx-hidden, which the super user's ConsumerGroupDescribe shows.
+func TestACLRegexSubscriptionAssignsOnlyDescribableTopics(t *testing.T) {
+	w := startACLWorld(t, "rx-open", "rx-hidden")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, topic := range []string{"rx-open", "rx-hidden"} {
+		if err := w.admin.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(topic)}).FirstErr(); err != nil {
+			t.Fatalf("producing to %s: %v", topic, err)
+		}
+	}
+	w.grant(t, allowAlice().Groups("rx-g").Topics("rx-open").Operations(kadm.OpRead))
+	openID, hiddenID := w.topicID(t, "rx-open"), w.topicID(t, "rx-hidden")
+
+	consumer := saslClient(t, w.addr, plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism(),
+		kgo.ConsumeRegex(), kgo.ConsumeTopics("rx-.*"), kgo.ConsumerGroup("rx-g"),
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.CooperativeStickyBalancer()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	// assigned is the topics the group's one member is assigned, as the
+	// super user describes it.
+	assigned := func() map[[16]byte]bool {
+		req := kmsg.NewPtrConsumerGroupDescribeRequest()
+		req.Groups = []string{"rx-g"}
+		out := map[[16]byte]bool{}
+		for _, g := range request[*kmsg.ConsumerGroupDescribeResponse](t, w.admin, req).Groups {
+			for _, m := range g.Members {
+				for _, tp := range m.Assignment.TopicPartitions {
+					out[tp.TopicID] = true
+				}
+			}
+		}
+		return out
+	}
+	// pollUntil polls the consumer until it read a record of topic.
+	pollUntil := func(topic, why string) {
+		t.Helper()
+		for {
+			fetches := consumer.PollFetches(ctx)
+			if ctx.Err() != nil {
+				t.Fatalf("%s: no record of %s read", why, topic)
+			}
+			fetches.EachError(func(tp string, _ int32, err error) { t.Errorf("%s: the consumer surfaced %v on %s", why, err, tp) })
+			read := false
+			fetches.EachRecord(func(r *kgo.Record) { read = read || r.Topic == topic })
+			if read {
+				return
+			}
+		}
+	}
+
+	pollUntil("rx-open", "READ on rx-open only")
+	if got := assigned(); !got[openID] || got[hiddenID] {
+		t.Fatalf("alice may describe rx-open only and is assigned %v (rx-open %x, rx-hidden %x)", got, openID, hiddenID)
+	}
+
+	hidden := allowAlice().Topics("rx-hidden").Operations(kadm.OpRead)
+	w.grant(t, hidden)
+	pollUntil("rx-hidden", "READ on rx-hidden granted")
+
+	if _, err := w.adm.DeleteACLs(ctx, hidden); err != nil {
+		t.Fatal(err)
+	}
+	for assigned()[hiddenID] {
+		if ctx.Err() != nil {
+			t.Fatal("READ on rx-hidden deleted: alice is still assigned rx-hidden")
+		}
+		// The member heartbeats and gives rx-hidden up while it polls; a
+		// poll returns when it read nothing for a second, to look again.
+		pctx, pcancel := context.WithTimeout(ctx, time.Second)
+		consumer.PollFetches(pctx)
+		pcancel()
+	}
+	if !assigned()[openID] {
+		t.Fatal("alice lost rx-open with rx-hidden")
 	}
 }

@@ -165,6 +165,10 @@ func (b *Broker) raw(name string) string {
 	return brokerKeys.byName[name].Default
 }
 
+// StandardAuthorizer is the authorizer.class.name of Kafka's KRaft
+// authorizer, the one Karst applies.
+const StandardAuthorizer = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+
 // crossCheck applies Kafka's rules that involve more than one key and fills
 // in the derived fields.
 func (b *Broker) crossCheck() ([]Warning, error) {
@@ -285,6 +289,20 @@ func (b *Broker) crossCheck() ([]Warning, error) {
 	}
 	if err := b.checkConnectionQuotas(); err != nil {
 		return nil, err
+	}
+	if a := strings.TrimSpace(b.String("authorizer.class.name")); a != "" && a != StandardAuthorizer {
+		// Another authorizer's rules cannot be applied here, and serving
+		// without any authorization instead would open the cluster.
+		return nil, invalid("authorizer.class.name", a,
+			"Karst serves only the authorizer "+StandardAuthorizer+" (or none, when empty); it cannot load the class "+a)
+	}
+	if c := strings.TrimSpace(b.raw("client.quota.callback.class")); c != "" {
+		// A ClientQuotaCallback replaces how Kafka picks the quota of a
+		// request (by principal, client id and the metadata's quotas).
+		// Karst cannot run one, and quotas enforced otherwise than the
+		// operator configured would pass silently: refuse to start.
+		return nil, invalid("client.quota.callback.class", c,
+			"Karst cannot load a ClientQuotaCallback class; it resolves quotas as Kafka's default callback does (user, client-id and their defaults, from ClientQuotaRecords). Remove the setting.")
 	}
 	if err := b.checkGroupRanges(); err != nil {
 		return nil, err

@@ -51,6 +51,7 @@ var brokerKeyList = []Key{
 	def("quota.window.size.seconds", TypeInt, "1", atLeast(1), ReadOnly, "The time span of each sample for client quotas."),
 	def("controller.quota.window.num", TypeInt, "11", atLeast(1), ReadOnly, "The number of samples to retain in memory for controller mutation quotas."),
 	def("controller.quota.window.size.seconds", TypeInt, "1", atLeast(1), ReadOnly, "The time span of each sample for controller mutations quotas."),
+	null("client.quota.callback.class", TypeClass, nil, ReadOnly, "Client quota callback class: Karst loads no Java class and refuses one; quotas are resolved as by Kafka's default callback."),
 	def("queued.max.requests", TypeInt, "500", atLeast(1), ReadOnly, "Requests queued before the network threads stop reading."),
 	def("queued.max.request.bytes", TypeLong, "-1", nil, ReadOnly, "Bytes of queued requests before reading stops; -1 means no limit."),
 	def("num.network.threads", TypeInt, "3", atLeast(1), ClusterWide, "Threads receiving requests and sending responses (Karst sizes its own pool)."),

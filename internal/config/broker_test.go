@@ -164,6 +164,8 @@ func TestBrokerValidationErrors(t *testing.T) {
 		{map[string]string{"process.roles": "broker,worker"}, "process.roles", "String must be one of: broker, controller"},
 		{map[string]string{"log.cleaner.min.compaction.lag.ms": "10", "log.cleaner.max.compaction.lag.ms": "5"}, "log.cleaner.min.compaction.lag.ms", "conflict topic config setting min.compaction.lag.ms (10) > max.compaction.lag.ms (5)"},
 		{map[string]string{"karst.metrics.listener": "nope"}, "karst.metrics.listener", "Expected host:port"},
+		{map[string]string{"client.quota.callback.class": "com.example.PartitionQuotas"}, "client.quota.callback.class", "Karst cannot load a ClientQuotaCallback class"},
+		{map[string]string{"authorizer.class.name": "org.apache.ranger.authorization.kafka.authorizer.RangerKafkaAuthorizer"}, "authorizer.class.name", "Karst serves only the authorizer org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
 	}
 	for _, tt := range tests {
 		_, _, err := FromProperties(tt.props)

@@ -204,6 +204,7 @@ func (c *Coordinator) consumerHeartbeat(holder *classicGroup, live *consumerGrou
 	if m.updateSubscription(req, compiled) {
 		bumped = true
 	}
+	m.mayDescribe = req.MayDescribe
 	if g.refreshMetadata(req.Topics) {
 		bumped = true
 	}

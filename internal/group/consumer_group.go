@@ -36,6 +36,10 @@ type consumerGroup struct {
 	// epochWritten: a ConsumerGroupMetadata record of the group was
 	// replayed, so the group exists in the log.
 	epochWritten bool
+	// regexTopics is, by member, the topics its regex subscribed it to
+	// at the last look at the topics (nil: not looked yet), so that a
+	// match gained or lost by a DESCRIBE alone is a change too.
+	regexTopics map[string][]string
 }
 
 // memberState is a member's reconciliation state (Kafka's MemberState).
@@ -74,6 +78,10 @@ type consumerMember struct {
 	regex          string
 	compiled       *regexp.Regexp
 	serverAssignor string
+	// mayDescribe is the member's last heartbeat's MayDescribe; it asks
+	// the authorizer of the moment, so other members' heartbeats resolve
+	// this member's regex with its own principal's rights.
+	mayDescribe func(topic string) bool
 
 	assigned MemberAssignment
 	revoking MemberAssignment
@@ -109,13 +117,21 @@ func (m *consumerMember) subscribedTopics(view TopicView) []string {
 	out := slices.Clone(m.topics)
 	if m.compiled != nil && view != nil {
 		for _, name := range view.Names() {
-			if m.compiled.MatchString(name) {
+			if m.regexMatches(name) {
 				out = append(out, name)
 			}
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// regexMatches reports whether the member's regex subscribes it to
+// topic: the regex matches and the member may describe the topic (Kafka
+// drops the matches the member may not describe, so that a regex does not
+// reveal, or assign, topics it cannot see).
+func (m *consumerMember) regexMatches(topic string) bool {
+	return m.compiled != nil && m.compiled.MatchString(topic) && (m.mayDescribe == nil || m.mayDescribe(topic))
 }
 
 // metadata returns the partition counts of every topic some member
@@ -146,11 +162,33 @@ func (g *consumerGroup) refreshMetadata(view TopicView) bool {
 	if g.countsPending {
 		g.resolveCounts(md, g.holder.c.idsFor(view))
 	}
-	if maps.Equal(md, g.partitionCounts) {
+	known, regexTopics := g.regexTopics != nil, g.regexSubscriptions(md)
+	if maps.Equal(md, g.partitionCounts) && (!known || maps.EqualFunc(regexTopics, g.regexTopics, slices.Equal)) {
+		g.regexTopics = regexTopics
 		return false
 	}
-	g.partitionCounts = md
+	g.partitionCounts, g.regexTopics = md, regexTopics
 	return true
+}
+
+// regexSubscriptions is, by member with a regex, the topics of counts
+// its regex subscribes it to.
+func (g *consumerGroup) regexSubscriptions(counts map[string]int32) map[string][]string {
+	out := map[string][]string{}
+	for id, m := range g.members {
+		if m.compiled == nil {
+			continue
+		}
+		var topics []string
+		for t := range counts {
+			if m.regexMatches(t) {
+				topics = append(topics, t)
+			}
+		}
+		slices.Sort(topics)
+		out[id] = topics
+	}
+	return out
 }
 
 // computeTarget recomputes the target assignment when the group epoch
@@ -174,7 +212,7 @@ func (g *consumerGroup) computeTarget() {
 func (m *consumerMember) subscribedTopicsFrom(counts map[string]int32) []string {
 	var out []string
 	for t := range counts {
-		if slices.Contains(m.topics, t) || (m.compiled != nil && m.compiled.MatchString(t)) {
+		if slices.Contains(m.topics, t) || m.regexMatches(t) {
 			out = append(out, t)
 		}
 	}

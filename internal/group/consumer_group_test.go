@@ -296,6 +296,62 @@ func TestConsumerGroupRegexAndNewTopics(t *testing.T) {
 	}
 }
 
+// TestConsumerGroupRegexLeavesOutUndescribableTopics: the topics a
+// member's regex matches are its subscription only where its MayDescribe
+// allows, at its own heartbeats and at the other members' (b subscribes
+// to orders-2 by name, so orders-2 is among the group's topics), and a
+// DESCRIBE granted or taken away is followed at the next heartbeats.
+func TestConsumerGroupRegexLeavesOutUndescribableTopics(t *testing.T) {
+	h := newConsumerHarness(t, fakeTopics{"orders-1": 1, "orders-2": 4})
+	describable := map[string]bool{"orders-1": true}
+	re := "orders-.*"
+	a := &cclient{id: "a", owned: MemberAssignment{}}
+	beatA := func(join bool) ConsumerHeartbeatResult {
+		hb := ConsumerHeartbeat{GroupID: "g", MemberID: "a", MemberEpoch: a.epoch, Owned: partitionsOf(a.owned), OwnedSent: true,
+			Topics: h.topics, MayDescribe: func(topic string) bool { return describable[topic] }}
+		if join {
+			hb.SubscribedRegex, hb.RebalanceTimeout = &re, time.Minute
+		}
+		r := h.c.ConsumerHeartbeat(hb)
+		a.apply(r)
+		return r
+	}
+	if r := beatA(true); r.Err != nil || count(a.owned) != 1 || len(a.owned["orders-1"]) != 1 {
+		t.Fatalf("a's join: %+v, owns %v; want orders-1 only", r.Err, a.owned)
+	}
+	b, _ := h.join("b", "orders-2")
+	// Balanced, a would take some of orders-2's partitions were it
+	// subscribed to it.
+	for range 6 {
+		beatA(false)
+		h.beat(b)
+		h.checkExclusive()
+	}
+	if len(a.owned["orders-2"]) != 0 || len(b.owned["orders-2"]) != 4 {
+		t.Fatalf("a may not describe orders-2: a owns %v, b owns %v; want b to own all of orders-2", a.owned, b.owned)
+	}
+
+	describable["orders-2"] = true
+	for i := 0; len(a.owned["orders-2"]) == 0; i++ {
+		if i == 10 {
+			t.Fatalf("DESCRIBE on orders-2 granted: a still owns %v after %d rounds of heartbeats", a.owned, i)
+		}
+		beatA(false)
+		h.beat(b)
+		h.checkExclusive()
+	}
+
+	delete(describable, "orders-2")
+	for i := 0; len(a.owned["orders-2"]) != 0 || len(b.owned["orders-2"]) != 4; i++ {
+		if i == 10 {
+			t.Fatalf("DESCRIBE on orders-2 taken away: a owns %v, b %v after %d rounds", a.owned, b.owned, i)
+		}
+		h.beat(b)
+		beatA(false)
+		h.checkExclusive()
+	}
+}
+
 // TestConsumerGroupRandomNeverDoubleOwns drives thousands of random
 // joins, heartbeats (some acknowledging, some not), leaves and timeouts,
 // and checks after each step that no partition has two holders and that

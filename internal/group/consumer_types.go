@@ -43,6 +43,11 @@ type ConsumerHeartbeat struct {
 	ClientID   string
 	ClientHost string
 	Topics     TopicView
+	// MayDescribe, when set, is whether the member's principal may
+	// describe a topic now: topics its regex matches are subscribed only
+	// if so, as Kafka's TopicRegexResolver filters them. Nil when no
+	// authorizer is on.
+	MayDescribe func(topic string) bool
 }
 
 // ConsumerHeartbeatResult is the answer to a ConsumerGroupHeartbeat.

@@ -169,15 +169,18 @@ func (g *consumerGroup) write(next *consumerGroup, view TopicView, first []Recor
 // deadlines and the partition counts the target was computed from.
 func (g *consumerGroup) adoptUnrecorded(next *consumerGroup) {
 	g.partitionCounts, g.countsPending, g.loadedHash = next.partitionCounts, next.countsPending, next.loadedHash
+	g.regexTopics = next.regexTopics
 	g.adoptDeadlines(next)
 }
 
 // adoptDeadlines takes the session and revocation deadlines of the
-// members next has.
+// members next has, and their describe checks (no record holds those
+// either).
 func (g *consumerGroup) adoptDeadlines(next *consumerGroup) {
 	for id, m := range g.members {
 		if n := next.members[id]; n != nil {
 			m.sessionDeadline, m.revokeDeadline = n.sessionDeadline, n.revokeDeadline
+			m.mayDescribe = n.mayDescribe
 			// On __consumer_offsets, the member's timers are keyed by its
 			// id and already set at n's deadlines.
 			g.armReplayed(m)

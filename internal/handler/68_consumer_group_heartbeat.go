@@ -79,6 +79,7 @@ func (b *Broker) handleConsumerGroupHeartbeat(_ context.Context, r *Request) Out
 		InstanceID: req.InstanceID, RackID: req.RackID,
 		SubscribedTopics: req.SubscribedTopicNames, ServerAssignor: req.ServerAssignor,
 		ClientID: clientID(r), ClientHost: clientHost(r.Conn), Topics: imageTopics{img},
+		MayDescribe: r.topicDescribable,
 	}
 	if r.Version() >= 1 {
 		hb.SubscribedRegex = req.SubscribedTopicRegex

@@ -1,13 +1,14 @@
 package handler
 
 import (
+	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/metadata"
 )
 
 // standardAuthorizer is the authorizer.class.name that turns Karst's
 // authorizer on: Kafka's KRaft authorizer, whose ACLs live in
 // __cluster_metadata.
-const standardAuthorizer = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+const standardAuthorizer = config.StandardAuthorizer
 
 // Kafka's messages for the ACL APIs on a broker without an authorizer.
 const (

@@ -52,6 +52,11 @@ type Request struct {
 	// TOPIC_AUTHORIZATION_FAILED: a fetch session's partitions are
 	// resolved in the handler, so the check is made there.
 	topicRefused func(topic string) bool
+	// topicDescribable, set by the ConsumerGroupHeartbeat gate when an
+	// authorizer is on, is whether the member's principal may describe a
+	// topic: the coordinator resolves regex subscriptions, at this and
+	// later heartbeats of the group, so the check is made there.
+	topicDescribable func(topic string) bool
 }
 
 // Version is the request's API version.

@@ -69,12 +69,31 @@ func (g *gatekeeper) probe(op, resourceType int8, name string) bool {
 func (g *gatekeeper) decide(op, resourceType int8, name string, logIfAllowed, logIfDenied bool) bool {
 	act := authorizer.Action{Operation: op, ResourceType: resourceType, ResourceName: name}
 	d := g.authz.Decide(g.principal, g.host, act)
+	g.audited(act, d, logIfAllowed, logIfDenied)
+	return d.Allowed
+}
+
+// audited hands a decision to the audit, logged as Kafka's logIfAllowed
+// and logIfDenied say.
+func (g *gatekeeper) audited(act authorizer.Action, d authorizer.Decision, logIfAllowed, logIfDenied bool) {
 	logged := logIfDenied
 	if d.Allowed {
 		logged = logIfAllowed
 	}
 	g.b.authorization.audit.decided(g.principal, g.host, g.api, act, d, !logged)
-	return d.Allowed
+}
+
+// byResourceType is Kafka's default Authorizer.authorizeByResourceType:
+// whether the principal may perform op on some resource of the type. Of
+// its questions only the first, op on the resource named "hardcode", goes
+// through the authorizer's audit, asked with logIfAllowed true and
+// logIfDenied false and a resourceRefCount of 0; its scan of the ACLs is
+// not audited.
+func (g *gatekeeper) byResourceType(op, resourceType int8) bool {
+	act := authorizer.Action{Operation: op, ResourceType: resourceType, ResourceName: authorizer.HardcodedName}
+	d := g.authz.Decide(g.principal, g.host, act)
+	g.b.authorization.audit.decidedUnreferenced(g.principal, g.host, g.api, act, d)
+	return d.Allowed || g.authz.AuthorizeByResourceType(g.principal, g.host, op, resourceType)
 }
 
 func (g *gatekeeper) cluster(op int8) bool {
@@ -243,7 +262,7 @@ func (b *Broker) authorize(api *API, r *Request) verdict {
 		return verdict{}
 	}
 	img, authz := b.currentAuthorizer()
-	v := check(&gatekeeper{b: b, r: r, img: img, authz: authz, principal: r.Conn.Principal().String(), host: remoteHost(r.Conn), api: api.Name})
+	v := check(&gatekeeper{b: b, r: r, img: img, authz: authz, principal: r.Conn.Principal().String(), host: remoteHost(r.Conn), api: requestName(api)})
 	if v.refusal != nil {
 		v.refusal.SetVersion(r.Body.GetVersion())
 	}

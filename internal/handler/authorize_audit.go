@@ -41,6 +41,9 @@ type auditor struct {
 	now      func() time.Time
 	interval time.Duration
 	counts   *prometheus.CounterVec
+	// refusals counts the denials that refuse a request or part of it,
+	// by principal and API.
+	refusals *prometheus.CounterVec
 	// counters caches counts' series by operation, resource type and
 	// result, so a decision costs no label hashing.
 	counters [16][8][2]atomic.Pointer[prometheus.Counter]
@@ -72,15 +75,27 @@ func newAuditor(log *slog.Logger, now func() time.Time, interval time.Duration, 
 		Namespace: "karst", Subsystem: "authorizer", Name: "decisions_total",
 		Help: "Authorization decisions, by operation, resource type and result (ALLOWED or DENIED).",
 	}, []string{"operation", "resource_type", "result"})
-	if reg != nil {
-		if err := reg.Register(counts); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if errors.As(err, &are) {
-				counts = are.ExistingCollector.(*prometheus.CounterVec)
-			}
+	refusals := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "karst", Subsystem: "authorizer", Name: "refusals_total",
+		Help: "Denials that refused a request or part of it (those Kafka logs at INFO), by principal and API.",
+	}, []string{"principal", "api"})
+	return &auditor{log: log, now: now, interval: interval, counts: registered(reg, counts), refusals: registered(reg, refusals),
+		denials: map[denialKey]*denialState{}}
+}
+
+// registered registers c with reg, or returns the collector of the same
+// name registered already (a second broker in one process).
+func registered(reg prometheus.Registerer, c *prometheus.CounterVec) *prometheus.CounterVec {
+	if reg == nil {
+		return c
+	}
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			return are.ExistingCollector.(*prometheus.CounterVec)
 		}
 	}
-	return &auditor{log: log, now: now, interval: interval, counts: counts, denials: map[denialKey]*denialState{}}
+	return c
 }
 
 // newBrokerAuditor is the broker's auditor, made with the broker so that
@@ -94,23 +109,40 @@ func newBrokerAuditor(opts Options) *auditor {
 }
 
 // decided records one decision: counted always, logged as its result and
-// quiet (Kafka's logIfAllowed and logIfDenied both false) say.
+// quiet (Kafka's logIfAllowed and logIfDenied both false) say. A denial
+// that is not quiet refuses (part of) the request: it is counted by
+// principal and API too.
 func (a *auditor) decided(principal, host, api string, act authorizer.Action, d authorizer.Decision, quiet bool) {
 	a.count(act, d.Allowed)
 	ctx := context.Background()
 	switch {
 	case quiet:
 		if a.log.Enabled(ctx, loglevel.LevelTrace) {
-			a.write(loglevel.LevelTrace, principal, host, api, act, d, 0)
+			a.write(loglevel.LevelTrace, principal, host, api, act, d, 0, 1)
 		}
 	case d.Allowed:
 		if a.log.Enabled(ctx, slog.LevelDebug) {
-			a.write(slog.LevelDebug, principal, host, api, act, d, 0)
+			a.write(slog.LevelDebug, principal, host, api, act, d, 0, 1)
 		}
 	default:
+		a.refusals.WithLabelValues(principal, api).Inc()
 		if a.log.Enabled(ctx, slog.LevelInfo) {
 			a.denied(principal, host, api, act, d)
 		}
+	}
+}
+
+// decidedUnreferenced records the question authorizeByResourceType asks
+// for no resource of the request (resourceRefCount 0), with logIfAllowed
+// true and logIfDenied false: allowed at DEBUG, denied at TRACE.
+func (a *auditor) decidedUnreferenced(principal, host, api string, act authorizer.Action, d authorizer.Decision) {
+	a.count(act, d.Allowed)
+	level := loglevel.LevelTrace
+	if d.Allowed {
+		level = slog.LevelDebug
+	}
+	if a.log.Enabled(context.Background(), level) {
+		a.write(level, principal, host, api, act, d, 0, 0)
 	}
 }
 
@@ -168,7 +200,7 @@ func (a *auditor) denied(principal, host, api string, act authorizer.Action, d a
 			strconv.Itoa(maxTrackedDenials)+" in the last "+a.interval.String(), "logger", auditLoggerName, "suppressed", untracked)
 	}
 	if write {
-		a.write(slog.LevelInfo, principal, host, api, act, d, suppressed)
+		a.write(slog.LevelInfo, principal, host, api, act, d, suppressed, 1)
 	}
 }
 
@@ -201,12 +233,12 @@ func (a *auditor) pruneLocked(now time.Time) (out []pendingSummary, untracked in
 // its interval.
 func (a *auditor) summary(k denialKey, s denialState) {
 	act := authorizer.Action{Operation: k.operation, ResourceType: k.resourceType, ResourceName: k.resource}
-	a.log.Info(message(k.principal, s.host, s.api, act, s.decision)+" ("+strconv.FormatInt(s.suppressed, 10)+" repeats suppressed)",
+	a.log.Info(message(k.principal, s.host, s.api, act, s.decision, 1)+" ("+strconv.FormatInt(s.suppressed, 10)+" repeats suppressed)",
 		attrs(k.principal, s.host, s.api, act, s.suppressed)...)
 }
 
-func (a *auditor) write(level slog.Level, principal, host, api string, act authorizer.Action, d authorizer.Decision, suppressed int64) {
-	msg := message(principal, host, api, act, d)
+func (a *auditor) write(level slog.Level, principal, host, api string, act authorizer.Action, d authorizer.Decision, suppressed int64, refs int) {
+	msg := message(principal, host, api, act, d, refs)
 	if suppressed > 0 {
 		msg += " (" + strconv.FormatInt(suppressed, 10) + " repeats suppressed)"
 	}
@@ -214,16 +246,33 @@ func (a *auditor) write(level slog.Level, principal, host, api string, act autho
 }
 
 // message is StandardAuthorizerData.buildAuditMessage's line. Karst checks
-// each distinct resource once, so resourceRefCount is always 1 (Kafka
-// counts a resource named twice in one request twice).
-func message(principal, host, api string, act authorizer.Action, d authorizer.Decision) string {
+// each distinct resource once, so refs, its resourceRefCount, is 1 (Kafka
+// counts a resource named twice in one request twice), or 0 for a
+// question about no resource of the request (authorizeByResourceType's).
+func message(principal, host, api string, act authorizer.Action, d authorizer.Decision, refs int) string {
 	result := "Denied"
 	if d.Allowed {
 		result = "Allowed"
 	}
 	return "Principal = " + principal + " is " + result + " operation = " + metadata.OperationName(act.Operation) +
 		" from host = " + host + " on resource = " + resourcePattern(act) + " for request = " + api +
-		" with resourceRefCount = 1 based on rule " + d.Rule()
+		" with resourceRefCount = " + strconv.Itoa(refs) + " based on rule " + d.Rule()
+}
+
+// requestName is the API's name as Kafka's ApiKeys spell it, which the
+// audit line ("for request = ...") and its request attribute carry; kmsg
+// spells a few otherwise.
+func requestName(api *API) string {
+	if name, ok := kafkaRequestNames[api.Key]; ok {
+		return name
+	}
+	return api.Name
+}
+
+var kafkaRequestNames = map[int16]string{
+	17: "SaslHandshake", 22: "InitProducerId", 29: "DescribeAcls", 30: "CreateAcls", 31: "DeleteAcls",
+	36: "SaslAuthenticate", 45: "AlterPartitionReassignments", 50: "DescribeUserScramCredentials",
+	51: "AlterUserScramCredentials",
 }
 
 // resourcePattern is a resource as Kafka's audit line writes it,

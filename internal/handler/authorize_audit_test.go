@@ -126,9 +126,20 @@ func TestAuditDeniedOncePerInterval(t *testing.T) {
 	if got := counterValue(t, a.counts.WithLabelValues("READ", "TOPIC", "DENIED")); got != 1 {
 		t.Errorf("READ TOPIC DENIED = %v, want 1", got)
 	}
+	// Refusals are counted by principal and API; quiet denials and
+	// allowed decisions are not refusals.
+	for _, want := range []struct {
+		principal, api string
+		n              float64
+	}{{"User:bob", "Produce", 8}, {"User:bob", "Fetch", 1}, {"User:alice", "Produce", 1}, {"User:carol", "Produce", 1}} {
+		if got := counterValue(t, a.refusals.WithLabelValues(want.principal, want.api)); got != want.n {
+			t.Errorf("refusals of %s's %s = %v, want %v", want.principal, want.api, got, want.n)
+		}
+	}
 	families, err := reg.Gather()
-	if err != nil || len(families) != 1 || families[0].GetName() != "karst_authorizer_decisions_total" || len(families[0].GetMetric()) != 3 {
-		t.Errorf("registry holds %v (%v), want karst_authorizer_decisions_total with 3 series", families, err)
+	if err != nil || len(families) != 2 || families[0].GetName() != "karst_authorizer_decisions_total" || len(families[0].GetMetric()) != 3 ||
+		families[1].GetName() != "karst_authorizer_refusals_total" || len(families[1].GetMetric()) != 4 {
+		t.Errorf("registry holds %v (%v), want karst_authorizer_decisions_total with 3 series and karst_authorizer_refusals_total with 4", families, err)
 	}
 }
 
@@ -148,6 +159,50 @@ func TestAuditUntrackedDenialsBounded(t *testing.T) {
 	a.decided("User:bob", "10.0.0.1", "Produce", authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: "t0"}, authorizer.Decision{}, false)
 	if n := out.count("Denied 50 more operations"); n != 1 {
 		t.Errorf("want one line summing the 50 untracked denials")
+	}
+}
+
+// TestAuditByResourceType: authorizeByResourceType's audited question
+// (WRITE on the topic "hardcode", for no resource of the request) is
+// written with resourceRefCount = 0, allowed at DEBUG and denied at TRACE
+// (Kafka's logIfDenied false), and is no refusal.
+func TestAuditByResourceType(t *testing.T) {
+	var out lockedBuffer
+	levels := loglevel.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: loglevel.LevelTrace}), slog.LevelInfo)
+	a := newAuditor(levels.Logger(auditLoggerName), time.Now, time.Minute, nil)
+	act := authorizer.Action{Operation: metadata.OpWrite, ResourceType: metadata.ResourceTopic, ResourceName: authorizer.HardcodedName}
+	line := "Principal = User:bob is Denied operation = WRITE from host = 127.0.0.1 on resource = Topic:LITERAL:hardcode for request = InitProducerId with resourceRefCount = 0 based on rule DefaultDeny"
+	a.decidedUnreferenced("User:bob", "127.0.0.1", "InitProducerId", act, authorizer.Decision{})
+	if n := out.count(line); n != 0 {
+		t.Fatalf("the denial was written at INFO:\n%s", strings.Join(out.lines(), "\n"))
+	}
+	if err := levels.Set(auditLoggerName, "TRACE"); err != nil {
+		t.Fatal(err)
+	}
+	a.decidedUnreferenced("User:bob", "127.0.0.1", "InitProducerId", act, authorizer.Decision{})
+	a.decidedUnreferenced("User:bob", "127.0.0.1", "InitProducerId", act, authorizer.Decision{Allowed: true})
+	if n := out.count(line); n != 1 || out.count("level=DEBUG-4") != 1 {
+		t.Errorf("at TRACE: want the denial once, at TRACE (slog level DEBUG-4):\n%s", strings.Join(out.lines(), "\n"))
+	}
+	if n := out.count("level=DEBUG msg=\"Principal = User:bob is Allowed operation = WRITE from host = 127.0.0.1 on resource = Topic:LITERAL:hardcode for request = InitProducerId with resourceRefCount = 0"); n != 1 {
+		t.Errorf("the allowed question at DEBUG written %d times, want 1:\n%s", n, strings.Join(out.lines(), "\n"))
+	}
+	if got := counterValue(t, a.refusals.WithLabelValues("User:bob", "InitProducerId")); got != 0 {
+		t.Errorf("authorizeByResourceType's denial counted as %v refusals, want 0", got)
+	}
+	if got := counterValue(t, a.counts.WithLabelValues("WRITE", "TOPIC", "DENIED")); got != 2 {
+		t.Errorf("WRITE TOPIC DENIED = %v, want 2", got)
+	}
+}
+
+// TestAuditRequestNamesAreKafkas: the audit names requests as Kafka's
+// ApiKeys do where kmsg spells them otherwise.
+func TestAuditRequestNamesAreKafkas(t *testing.T) {
+	for key, want := range map[int16]string{0: "Produce", 22: "InitProducerId", 29: "DescribeAcls", 36: "SaslAuthenticate",
+		45: "AlterPartitionReassignments", 50: "DescribeUserScramCredentials", 68: "ConsumerGroupHeartbeat"} {
+		if got := requestName(Lookup(key)); got != want {
+			t.Errorf("API %d is named %q, want %q", key, got, want)
+		}
 	}
 }
 

@@ -5,10 +5,13 @@ package handler
 // it or its offsets; TRANSACTIONAL_ID WRITE to run a transaction.
 
 import (
+	"sync"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/security/authorizer"
 )
 
 // groupOf is the group a JoinGroup, Heartbeat, LeaveGroup, SyncGroup or
@@ -42,7 +45,10 @@ func groupReadGate(g *gatekeeper) verdict {
 // APIs, and DESCRIBE on every topic the member subscribes to by name, else
 // the heartbeat is answered TOPIC_AUTHORIZATION_FAILED (Kafka 4.4 KafkaApis:
 // a member may not learn of topics, or get them assigned, that it may not
-// see).
+// see). Topics its regex matches are not refused but left out of its
+// subscription unless it may describe them, as Kafka's TopicRegexResolver;
+// the coordinator asks at each resolution, so a DESCRIBE granted or
+// deleted later takes effect at the group's next heartbeat.
 func gateConsumerGroupHeartbeat(g *gatekeeper) verdict {
 	if v := groupReadGate(g); v.refusal != nil {
 		return v
@@ -53,7 +59,39 @@ func gateConsumerGroupHeartbeat(g *gatekeeper) verdict {
 			return refuse(errorOnly(req, kerr.TopicAuthorizationFailed.Code))
 		}
 	}
+	g.r.topicDescribable = g.b.describableBy(g.principal, g.host, g.api)
 	return verdict{}
+}
+
+// describableBy is whether principal, from host, may describe a topic
+// under the authorizer of the moment of asking (the member's regex is
+// resolved again at later heartbeats, under newer ACLs). Kafka asks with
+// logIfAllowed true and logIfDenied false: a match left out is no
+// refusal. Answers are kept until the metadata image changes: until the
+// member's next heartbeat brings a new check, the resolutions at the
+// other members' heartbeats ask (and audit) once per topic, not at each,
+// closer to Kafka, which resolves a regex again only on a new image.
+func (b *Broker) describableBy(principal, host, api string) func(topic string) bool {
+	var (
+		mu      sync.Mutex
+		decided *authorizer.Authorizer // built for one image: a new image, a new authorizer
+		answers map[string]bool
+	)
+	return func(topic string) bool {
+		img, authz := b.currentAuthorizer()
+		mu.Lock()
+		defer mu.Unlock()
+		if decided != authz {
+			decided, answers = authz, map[string]bool{}
+		}
+		ok, seen := answers[topic]
+		if !seen {
+			g := gatekeeper{b: b, img: img, authz: authz, principal: principal, host: host, api: api}
+			ok = g.probe(metadata.OpDescribe, metadata.ResourceTopic, topic)
+			answers[topic] = ok
+		}
+		return ok
+	}
 }
 
 // offsetCommitTopics answers every partition of topics with code.
@@ -439,6 +477,12 @@ func gateOffsetDelete(g *gatekeeper) verdict {
 // gateInitProducerID: a transactional producer needs WRITE on its
 // transactional id; an idempotent one IDEMPOTENT_WRITE on the cluster or
 // WRITE on some topic (Kafka 4's authorizeByResourceType).
+//
+// Kafka asks both questions of an idempotent producer with logIfDenied
+// false, so it writes a refusal only at TRACE. Karst audits them as Kafka
+// does (a denied IDEMPOTENT_WRITE that WRITE on a topic makes up for is
+// at TRACE) except that a refusal is written at INFO, as the IDEMPOTENT_WRITE
+// denial, like every other refused request.
 func gateInitProducerID(g *gatekeeper) verdict {
 	req := g.r.Body.(*kmsg.InitProducerIDRequest)
 	if req.TransactionalID != nil {
@@ -447,8 +491,16 @@ func gateInitProducerID(g *gatekeeper) verdict {
 		}
 		return verdict{}
 	}
-	if !g.cluster(metadata.OpIdempotentWrite) &&
-		!g.authz.AuthorizeByResourceType(g.principal, g.host, metadata.OpWrite, metadata.ResourceTopic) {
+	idempotent := authorizer.Action{Operation: metadata.OpIdempotentWrite, ResourceType: metadata.ResourceCluster,
+		ResourceName: metadata.ClusterResourceName}
+	d := g.authz.Decide(g.principal, g.host, idempotent)
+	if d.Allowed {
+		g.audited(idempotent, d, true, false)
+		return verdict{}
+	}
+	anyTopic := g.byResourceType(metadata.OpWrite, metadata.ResourceTopic)
+	g.audited(idempotent, d, true, !anyTopic)
+	if !anyTopic {
 		return refuse(errorOnly(req, kerr.ClusterAuthorizationFailed.Code))
 	}
 	return verdict{}

@@ -1,7 +1,9 @@
 package quota
 
 import (
+	"context"
 	"math"
+	"net"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -27,9 +29,10 @@ type ipLimits struct {
 
 // ipLimitsOf picks the ip entities' connection_creation_rate out of the
 // stored quotas. Kafka applies values as ints (quotaValue.toInt). An ip
-// entity named by a host name rather than an address is skipped: Kafka
-// resolves it when the quota is applied, which this package does not do.
-func ipLimitsOf(quotas []metadata.Quotas) *ipLimits {
+// entity named by a host name rather than an address applies to the
+// address resolve gives for it (Kafka's InetAddress.getByName when the
+// quota is applied); one resolve does not know (yet) is left out.
+func ipLimitsOf(quotas []metadata.Quotas, resolve func(host string) (netip.Addr, bool)) *ipLimits {
 	l := &ipLimits{perIP: map[netip.Addr]int{}, def: unlimitedConnectionRate}
 	for _, q := range quotas {
 		v, ok := q.Values[ConnectionCreationRate]
@@ -43,9 +46,74 @@ func ipLimitsOf(quotas []metadata.Quotas) *ipLimits {
 		}
 		if a, err := netip.ParseAddr(*q.Entity[0].Name); err == nil {
 			l.perIP[a.Unmap()] = rate
+		} else if a, ok := resolve(*q.Entity[0].Name); ok {
+			l.perIP[a.Unmap()] = rate
 		}
 	}
 	return l
+}
+
+// hostLookupTimeout bounds the resolution of an ip entity's host name.
+const hostLookupTimeout = 5 * time.Second
+
+// ipHosts are the addresses of the ip entities named by host names. A name
+// is resolved once, in the background, the first time a quota names it
+// (Kafka resolves it when it applies the quota record, on its metadata
+// thread; here the lookup must not hold up the requests and accepts that
+// pick up a new image), and the ip limits are built again when it is
+// known. A name that does not resolve stays without quota, as Kafka logs
+// the failure and applies nothing.
+type ipHosts struct {
+	lookup   func(ctx context.Context, host string) (netip.Addr, error)
+	resolved map[string]netip.Addr
+	pending  map[string]bool
+	quotas   []metadata.Quotas // the quotas in force, to build the limits again from
+}
+
+// lookupHost resolves host as InetAddress.getByName does by default: the
+// first IPv4 address (java.net.preferIPv6Addresses is false), else the
+// first address.
+func lookupHost(ctx context.Context, host string) (netip.Addr, error) {
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	for _, a := range addrs {
+		if a.Unmap().Is4() {
+			return a.Unmap(), nil
+		}
+	}
+	if len(addrs) == 0 {
+		return netip.Addr{}, &net.DNSError{Err: "no addresses", Name: host}
+	}
+	return addrs[0], nil
+}
+
+// resolveLocked is the address of host if known; else it starts its
+// lookup. The caller holds m.mu.
+func (m *Manager) resolveLocked(host string) (netip.Addr, bool) {
+	h := &m.hosts
+	if a, ok := h.resolved[host]; ok {
+		return a, true
+	}
+	if !h.pending[host] {
+		h.pending[host] = true
+		go m.resolveHost(host)
+	}
+	return netip.Addr{}, false
+}
+
+func (m *Manager) resolveHost(host string) {
+	ctx, cancel := context.WithTimeout(context.Background(), hostLookupTimeout)
+	defer cancel()
+	a, err := m.hosts.lookup(ctx, host)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		return // pending stays set: the name is not looked up again
+	}
+	m.hosts.resolved[host] = a
+	m.ips.limits.Store(ipLimitsOf(m.hosts.quotas, m.resolveLocked))
 }
 
 // rateFor is ConnectionQuotas.connectionRateForIp: the address's override,

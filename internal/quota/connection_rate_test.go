@@ -1,7 +1,12 @@
 package quota
 
 import (
+	"context"
+	"errors"
 	"net/netip"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,5 +141,65 @@ func TestCreationRateCountsThrottledConnections(t *testing.T) {
 	}
 	if got := r.Measure(); got != 5 {
 		t.Fatalf("Measure = %v, want 5 (every connection counts)", got)
+	}
+}
+
+// TestConnectionRateOfHostNamedEntity: an ip entity named by a host name
+// applies to the address the name resolves to, once the lookup (made
+// once, in the background) answers; a name that does not resolve applies
+// to nothing and is not looked up again.
+func TestConnectionRateOfHostNamedEntity(t *testing.T) {
+	m := NewManager(Config{Now: (&fakeClock{now: time.UnixMilli(1_000_000)}).Now})
+	release := make(chan struct{})
+	var lookups sync.Map
+	m.hosts.lookup = func(_ context.Context, host string) (netip.Addr, error) {
+		n, _ := lookups.LoadOrStore(host, new(atomic.Int32))
+		n.(*atomic.Int32).Add(1)
+		<-release
+		if host == "broker-host" {
+			return netip.MustParseAddr("10.0.0.9"), nil
+		}
+		return netip.Addr{}, errors.New("no such host")
+	}
+	quotas := []metadata.Quotas{ipQuota("broker-host", 3), ipQuota("gone", 5)}
+	m.SetQuotas(quotas)
+	addr := netip.MustParseAddr("10.0.0.9")
+	if _, ok := m.ConnectionRate(addr); ok {
+		t.Fatal("measured before its host name resolved")
+	}
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if rate, ok := m.ConnectionRate(addr); ok {
+			if rate != 3 {
+				t.Fatalf("rate %d, want 3", rate)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the host-named entity's rate never applied to its address")
+		}
+		runtime.Gosched()
+	}
+	m.SetQuotas(quotas) // a new image naming the same hosts looks nothing up again
+	for _, host := range []string{"broker-host", "gone"} {
+		n, ok := lookups.Load(host)
+		if !ok || n.(*atomic.Int32).Load() != 1 {
+			t.Errorf("%s looked up %v times, want once", host, n)
+		}
+	}
+	if rate, ok := m.ConnectionRate(addr); !ok || rate != 3 {
+		t.Errorf("after the same quotas again: rate %d (measured %v), want 3", rate, ok)
+	}
+}
+
+// TestLookupHostPrefersIPv4: as InetAddress.getByName, localhost is
+// 127.0.0.1 (the system's hosts file answers it).
+func TestLookupHostPrefersIPv4(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), hostLookupTimeout)
+	defer cancel()
+	a, err := lookupHost(ctx, "localhost")
+	if err != nil || a != netip.MustParseAddr("127.0.0.1") {
+		t.Fatalf("localhost = %v, %v; want 127.0.0.1", a, err)
 	}
 }

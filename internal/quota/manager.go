@@ -73,6 +73,8 @@ type Manager struct {
 	lastImage atomic.Pointer[metadata.Image]
 	// ips are the connection_creation_rate quotas of ip entities.
 	ips ipRates
+	// hosts are the addresses of ip entities named by host names; under mu.
+	hosts ipHosts
 }
 
 // manager is one quota type's ClientQuotaManager.
@@ -116,8 +118,9 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := &Manager{cfg: cfg, ips: ipRates{sensors: map[netip.Addr]*sensor{}}}
-	m.ips.limits.Store(ipLimitsOf(nil))
+	m := &Manager{cfg: cfg, ips: ipRates{sensors: map[netip.Addr]*sensor{}},
+		hosts: ipHosts{lookup: lookupHost, resolved: map[string]netip.Addr{}, pending: map[string]bool{}}}
+	m.ips.limits.Store(ipLimitsOf(nil, nil))
 	for k := range numKinds {
 		w := cfg.Window
 		if k == ControllerMutation {
@@ -144,7 +147,8 @@ func (m *Manager) setQuotasLocked(quotas []metadata.Quotas) {
 	for _, km := range m.kinds {
 		km.limits.Store(limitsOf(quotas, km.kind.key(), km.limits.Load().enabled))
 	}
-	m.ips.limits.Store(ipLimitsOf(quotas))
+	m.hosts.quotas = quotas
+	m.ips.limits.Store(ipLimitsOf(quotas, m.resolveLocked))
 }
 
 // refresh picks up the quotas of a new metadata image.

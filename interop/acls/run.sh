@@ -3,7 +3,9 @@
 # a Karst of its own: built from this checkout, on a free 127.0.0.1 port and a temporary data
 # directory, with the StandardAuthorizer on and User:ANONYMOUS (its PLAINTEXT listener) a super user;
 # then Kafka's console producer, as the SASL/PLAIN user alice on a second listener, writing to a topic
-# its ACL allows and refused on one it does not. Prints PASS/FAIL per check and the closing line
+# its ACL allows and refused on one it does not; then the Java client (AclLive.java) and kafkajs
+# (kafkajs-live.js) producers and consumer groups refused, granted ACLs and refused again while they
+# run, without being re-created. Prints PASS/FAIL per check and the closing line
 # "interop-acls: N passed, M failed". Then the ACL differential against Kafka 4.4.0 (../differential/run.sh --acl).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -107,14 +109,44 @@ java_producer_refused() {
     timeout 60 "$TOOL" kafka-get-offsets --bootstrap-server "$B" --topic secret | tee /dev/stderr | grep -q "^secret:0:0$"
 }
 
+# sub_checks NAME CMD...: a program that prints "PASS name: ..." / "FAIL name: ..." per check of its
+# own (AclLive.java, kafkajs-live.js); each counts, and an exit without a FAIL line counts as one.
+sub_checks() {
+  local name="$1"; shift
+  local log="$WORK/$name.log" rc
+  "$@" > "$log" 2>&1; rc=$?
+  grep -E '^(PASS|FAIL|NOTE) ' "$log"
+  PASSED=$((PASSED + $(grep -c '^PASS ' "$log")))
+  local f; f=$(grep -c '^FAIL ' "$log")
+  FAILED=$((FAILED + f))
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+    FAILED=$((FAILED + 1)); echo "FAIL $name (exit $rc)"; sed 's/^/     /' "$log" | tail -n 25
+  fi
+}
+# The Java client (kafka-clients 4.4.0 from ../kafka's jars, java's source launcher) and kafkajs
+# (../node's install) refused, granted and refused again while they run (AclLive.java, kafkajs-live.js).
+java_live() {
+  timeout 600 java -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=error \
+    -Dlog4j2.configurationFile="$HERE/../kafka/tools-log4j2.properties" \
+    -cp "$HERE/../kafka/lib-4.4.0/*" "$HERE/AclLive.java" "$SASL_B" "$B"
+}
+kafkajs_live() {
+  if [ ! -d "$HERE/../node/node_modules/kafkajs" ]; then echo "kafkajs is not installed (cd interop/node && npm ci)"; return 1; fi
+  timeout 600 node "$HERE/kafkajs-live.js" "$SASL_B" "$B"
+}
+
 check acls_add acls_add
 check acls_list acls_list
 check acls_list_match acls_list_match
 check acls_remove acls_remove
 check java_producer_allowed java_producer_allowed
 check java_producer_refused java_producer_refused
+sub_checks java_live java_live
+sub_checks kafkajs_live kafkajs_live
 # The ACL differential against Kafka 4.4.0 (interop/differential/run.sh --acl): its scenarios count one each.
-"$HERE/../differential/run.sh" --acl 2>&1 | tee "$WORK/acl-differential.log"
+# It also runs AclLive.java against Kafka (ACL_LIVE_KAFKA_OUT), whose checks and errors must be the
+# ones the Java client saw from Karst (java_live_like_kafka).
+ACL_LIVE_KAFKA_OUT="$WORK/java_live_kafka.log" "$HERE/../differential/run.sh" --acl 2>&1 | tee "$WORK/acl-differential.log"
 line="$(grep -E '^acl-differential: [0-9]+ passed, [0-9]+ failed' "$WORK/acl-differential.log" | tail -n 1)"
 if [ -n "$line" ]; then
   PASSED=$((PASSED + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<< "$line")))
@@ -122,5 +154,12 @@ if [ -n "$line" ]; then
 else
   FAILED=$((FAILED + 1)); echo "FAIL acl_differential (no closing line)"
 fi
+# live_outcomes LOG: each check's name, result and the class of what ended it (the detail's first word).
+live_outcomes() { grep -E '^(PASS|FAIL) ' "$1" | sed -E 's/^(PASS|FAIL) ([a-z0-9_]+): ([A-Za-z]+).*/\2 \1 \3/' | sort; }
+java_live_like_kafka() {
+  diff <(live_outcomes "$WORK/java_live.log") <(live_outcomes "$WORK/java_live_kafka.log") &&
+    echo "$(live_outcomes "$WORK/java_live.log" | wc -l) checks with the same outcome against Karst and Kafka 4.4.0"
+}
+check java_live_like_kafka java_live_like_kafka
 echo "interop-acls: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

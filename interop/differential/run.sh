@@ -85,6 +85,14 @@ else
     -known "$HERE/known-differences.txt" -only "${DIFFERENTIAL_ONLY:-}"
 fi
 rc=$?
+if [ -n "$ACL" ] && [ -n "${ACL_LIVE_KAFKA_OUT:-}" ]; then
+  # The acls suite's Java client run (../acls/AclLive.java) against Kafka 4.4.0, the reference its
+  # run against Karst is compared with; after the differential, so that it changes nothing there.
+  timeout 600 java -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    -Dlog4j2.configurationFile="$HERE/../kafka/tools-log4j2.properties" -cp "$HERE/../kafka/lib-$KAFKA_VERSION/*" \
+    "$HERE/../acls/AclLive.java" "127.0.0.1:$KAFKA_SASL_PORT" "127.0.0.1:$KAFKA_PORT" > "$ACL_LIVE_KAFKA_OUT" 2>&1
+  echo "differential: AclLive.java against kafka exited $? (output in $ACL_LIVE_KAFKA_OUT)"
+fi
 if ! kill -0 "$KARST_PID" 2> /dev/null; then
   # A broker that died mid-run turns every later scenario into "connection refused"; say so.
   echo "differential: karst exited during the run; the end of its log:" >&2

@@ -192,10 +192,11 @@ func implies(granted, op int8) bool {
 	return false
 }
 
-// hardcodedName is the resource name Kafka's Authorizer.authorizeByResourceType
+// HardcodedName is the resource name Kafka's Authorizer.authorizeByResourceType
 // asks about first, so that super users and allow.everyone.if.no.acl.found
-// are answered as for any one resource.
-const hardcodedName = "hardcode"
+// are answered as for any one resource; that question is the one its
+// audit log shows.
+const HardcodedName = "hardcode"
 
 // AuthorizeByResourceType reports whether principal may perform op on at
 // least one resource of the type, as Kafka's default
@@ -204,7 +205,7 @@ const hardcodedName = "hardcode"
 // the literal wildcard refuses every resource. InitProducerId asks it
 // (WRITE on any topic stands in for IDEMPOTENT_WRITE).
 func (a *Authorizer) AuthorizeByResourceType(principal, host string, op, resourceType int8) bool {
-	if a.Authorize(principal, host, Action{Operation: op, ResourceType: resourceType, ResourceName: hardcodedName}) {
+	if a.Authorize(principal, host, Action{Operation: op, ResourceType: resourceType, ResourceName: HardcodedName}) {
 		return true
 	}
 	r := a.byType[resourceType]
