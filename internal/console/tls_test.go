@@ -119,26 +119,11 @@ func TestConsoleReadsThroughAnSSLListener(t *testing.T) {
 func TestConsoleLogsInOverSASLSSL(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	idp := jwtissuer.New(t, "console-key")
-	tb := startTLSBroker(t, ctx, "SASL_SSL", kgo.SASL(plain.Auth{User: "admin", Pass: "admin-secret"}.AsMechanism()),
-		karsttest.WithConfig("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512,OAUTHBEARER"),
-		karsttest.WithConfig("listener.name.sasl_ssl.plain.sasl.jaas.config", securedUsersJAAS),
-		karsttest.WithConfig("listener.name.sasl_ssl.oauthbearer.sasl.server.callback.handler.class",
-			"org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"),
-		karsttest.WithConfig("listener.name.sasl_ssl.oauthbearer.sasl.oauthbearer.jwks.endpoint.url", idp.WriteJWKS(t.TempDir())),
-		karsttest.WithConfig("sasl.oauthbearer.expected.audience", "karst-cluster"),
-		karsttest.WithConfig("sasl.oauthbearer.expected.issuer", "https://idp.example"),
-		karsttest.WithConfig("sasl.oauthbearer.sub.claim.name", "preferred_username"),
-		karsttest.WithConfig("super.users", "User:admin"))
-	token := func(issuer *jwtissuer.Issuer, expires time.Time) string {
-		return issuer.Sign(map[string]any{"sub": "8d1c-42", "preferred_username": "bob", "aud": "karst-cluster", "iss": "https://idp.example",
-			"iat": time.Now().Add(-time.Minute).Unix(), "exp": expires.Unix()})
-	}
+	tb, token := startTokenBroker(t, ctx)
 	if _, err := tb.admin.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: "alice", Mechanism: kadm.ScramSha512, Password: "alice-secret"}}); err != nil {
 		t.Fatal(err)
 	}
 	tb.grant(t, ctx, kadm.NewACLs().Allow("User:alice").Topics("orders").Operations(kadm.OpRead, kadm.OpDescribe))
-	tb.grant(t, ctx, kadm.NewACLs().Allow("User:bob").Topics("secret").Operations(kadm.OpRead, kadm.OpDescribe))
 	base := tb.b.ConsoleURL()
 
 	resp, body := get(t, ctx, http.DefaultClient, base+"/login")
@@ -160,7 +145,7 @@ func TestConsoleLogsInOverSASLSSL(t *testing.T) {
 		t.Fatalf("alice's login over SASL_SSL: %d\n%s", resp.StatusCode, body)
 	}
 	seesOnly(t, ctx, alice, base, "alice over SASL_SSL", "orders", "secret")
-	bob, resp, body := as(url.Values{"mechanism": {"OAUTHBEARER"}, "token": {"  " + token(idp, time.Now().Add(time.Hour)) + "\n"}})
+	bob, resp, body := as(url.Values{"mechanism": {"OAUTHBEARER"}, "token": {"  " + token(nil, time.Now().Add(time.Hour)) + "\n"}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/topics" {
 		t.Fatalf("bob's token login: %d\n%s", resp.StatusCode, body)
 	}
@@ -174,7 +159,7 @@ func TestConsoleLogsInOverSASLSSL(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"an expired token", token(idp, time.Now().Add(-time.Minute)), http.StatusUnauthorized, "SASL_AUTHENTICATION_FAILED"},
+		{"an expired token", token(nil, time.Now().Add(-time.Minute)), http.StatusUnauthorized, "SASL_AUTHENTICATION_FAILED"},
 		{"a token signed by another key of the same id", token(jwtissuer.New(t, "console-key"), time.Now().Add(time.Hour)), http.StatusUnauthorized,
 			"SASL_AUTHENTICATION_FAILED"},
 		{"not a token", "not-a-jws", http.StatusUnauthorized, "SASL_AUTHENTICATION_FAILED"},
@@ -199,6 +184,35 @@ func pageError(body string) string {
 	}
 	text, _, _ := strings.Cut(after, "</p>")
 	return html.UnescapeString(text)
+}
+
+// startTokenBroker is a SASL_SSL-only broker (PLAIN for its admin,
+// SCRAM-SHA-512, and OAUTHBEARER validating JWTs of the test's identity
+// provider by their JWKS, audience and issuer, the principal named by
+// preferred_username), where bob may read and describe secret. token signs
+// bob's token expiring at expires, with the provider's key, or with
+// issuer's, another key of the same key id, when issuer is not nil.
+func startTokenBroker(t *testing.T, ctx context.Context) (tb *tlsBroker, token func(issuer *jwtissuer.Issuer, expires time.Time) string) {
+	t.Helper()
+	idp := jwtissuer.New(t, "console-key")
+	tb = startTLSBroker(t, ctx, "SASL_SSL", kgo.SASL(plain.Auth{User: "admin", Pass: "admin-secret"}.AsMechanism()),
+		karsttest.WithConfig("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512,OAUTHBEARER"),
+		karsttest.WithConfig("listener.name.sasl_ssl.plain.sasl.jaas.config", securedUsersJAAS),
+		karsttest.WithConfig("listener.name.sasl_ssl.oauthbearer.sasl.server.callback.handler.class",
+			"org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"),
+		karsttest.WithConfig("listener.name.sasl_ssl.oauthbearer.sasl.oauthbearer.jwks.endpoint.url", idp.WriteJWKS(t.TempDir())),
+		karsttest.WithConfig("sasl.oauthbearer.expected.audience", "karst-cluster"),
+		karsttest.WithConfig("sasl.oauthbearer.expected.issuer", "https://idp.example"),
+		karsttest.WithConfig("sasl.oauthbearer.sub.claim.name", "preferred_username"),
+		karsttest.WithConfig("super.users", "User:admin"))
+	tb.grant(t, ctx, kadm.NewACLs().Allow("User:bob").Topics("secret").Operations(kadm.OpRead, kadm.OpDescribe))
+	return tb, func(issuer *jwtissuer.Issuer, expires time.Time) string {
+		if issuer == nil {
+			issuer = idp
+		}
+		return issuer.Sign(map[string]any{"sub": "8d1c-42", "preferred_username": "bob", "aud": "karst-cluster", "iss": "https://idp.example",
+			"iat": time.Now().Add(-time.Minute).Unix(), "exp": expires.Unix()})
+	}
 }
 
 // seesOnly checks that the console, for the principal of hc, lists topic
