@@ -439,3 +439,42 @@ func TestConsoleLoginInHeadlessChromium(t *testing.T) {
 		t.Errorf("after logging out secret shows %q, want the login page", got)
 	}
 }
+
+// TestConsoleTokenLoginInHeadlessChromium: on a SASL_SSL listener with
+// OAUTHBEARER, a user pastes a token into the login page's token form: an
+// expired one shows the broker's refusal, bob's lands him on the page he
+// asked for as User:bob, seeing only the topic his ACLs let him describe,
+// and its records; logging out ends the session.
+func TestConsoleTokenLoginInHeadlessChromium(t *testing.T) {
+	chromium := chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tb, token := startTokenBroker(t, ctx)
+	s := startBrowser(t, ctx, chromium, tb.b.ConsoleURL())
+	paste := func(tok, next string) {
+		s.t.Helper()
+		s.run("paste a token", chromedp.SetValue(chromedp.ID("token"), tok), chromedp.Click(chromedp.ID("log-in-token")), chromedp.WaitVisible(chromedp.CSS(next)))
+	}
+
+	s.run("open the topics", chromedp.Navigate(s.base+"/topics"), chromedp.WaitVisible(chromedp.ID("log-in-token")))
+	paste(token(nil, time.Now().Add(-time.Minute)), "#error")
+	if got := s.text("#error"); !strings.Contains(got, "SASL_AUTHENTICATION_FAILED") || !strings.Contains(got, "invalid_token") {
+		t.Errorf("an expired token shows %q, want the broker's SASL_AUTHENTICATION_FAILED", got)
+	}
+	s.screenshot("token-login-refused")
+
+	paste(token(nil, time.Now().Add(time.Hour)), "#principal")
+	if got := s.text("#principal"); got != "User:bob" {
+		t.Errorf("the header shows %q, want User:bob", got)
+	}
+	topics := value(s, "read topics", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#topics tr[data-topic]")).map(e => e.dataset.topic)`))
+	if len(topics) != 1 || topics[0] != "secret" {
+		t.Errorf("bob's topic list is %q, want only secret", topics)
+	}
+	s.screenshot("token-login-topics")
+	s.open("/topics/secret/messages?partition=0")
+	if n := value(s, "count records", chromedp.Evaluate[int](`document.querySelectorAll("#records tr[data-offset]").length`)); n != 3 {
+		t.Errorf("bob sees %d of secret's 3 records", n)
+	}
+	s.run("log out", chromedp.Click(chromedp.ID("log-out")), chromedp.WaitVisible(chromedp.ID("log-in-token")))
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/oauth"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
@@ -32,17 +33,23 @@ type kafka struct {
 	principal string
 }
 
-func newKafka(bootstrap, principal string, auth ...kgo.Opt) (*kafka, error) {
-	cl, err := kgo.NewClient(clientOpts(bootstrap, auth...)...)
+func (s *Server) newKafka(principal string, auth ...kgo.Opt) (*kafka, error) {
+	cl, err := kgo.NewClient(s.clientOpts(auth...)...)
 	if err != nil {
 		return nil, err
 	}
 	return &kafka{client: cl, admin: kadm.NewClient(cl), auth: auth, principal: principal}, nil
 }
 
-// consoleMechanisms are the SASL mechanisms a password login can use, in
-// the order the login form offers them.
-var consoleMechanisms = []string{"SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"}
+// consoleMechanisms are the SASL mechanisms a console login can use, in
+// the order the login form offers them: the password ones, then
+// OAUTHBEARER, where the user pastes a token from their identity
+// provider. GSSAPI is not among them: a browser login would have the
+// console take the user's Kerberos password, or need SPNEGO with a
+// delegated ticket, and franz-go has no GSSAPI client.
+var consoleMechanisms = []string{"SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN", oauthBearer}
+
+const oauthBearer = "OAUTHBEARER"
 
 func mechanism(name, user, password string) sasl.Mechanism {
 	switch name {
@@ -52,6 +59,8 @@ func mechanism(name, user, password string) sasl.Mechanism {
 		return scram.Auth{User: user, Pass: password}.AsSha256Mechanism()
 	case "SCRAM-SHA-512":
 		return scram.Auth{User: user, Pass: password}.AsSha512Mechanism()
+	case oauthBearer:
+		return oauth.Auth{Token: password}.AsMechanism()
 	}
 	return nil
 }
@@ -71,11 +80,20 @@ func LoginMechanisms(enabled []string) []string {
 
 const sessionCookie = "karst_console_session"
 
-// session is a logged-in user's; it ends idle after the timeout, closing
-// the client that holds the user's credentials.
+// session is a logged-in user's; it ends idle after the timeout, or when
+// its credential expires, closing the client that holds the credential.
 type session struct {
 	kafka    *kafka
 	lastUsed time.Time
+	// expires is when the credential (an OAUTHBEARER token) expires:
+	// the broker refuses it afterwards, and the console cannot renew it.
+	// Zero for none.
+	expires time.Time
+}
+
+// over says whether the session has ended by now.
+func (s *session) over(now time.Time, timeout time.Duration) bool {
+	return now.Sub(s.lastUsed) > timeout || (!s.expires.IsZero() && !now.Before(s.expires))
 }
 
 type sessions struct {
@@ -88,7 +106,7 @@ func newSessions(timeout time.Duration) *sessions {
 	return &sessions{timeout: timeout, byToken: map[string]*session{}}
 }
 
-func (ss *sessions) add(k *kafka) (string, error) {
+func (ss *sessions) add(k *kafka, expires time.Time) (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
@@ -96,7 +114,7 @@ func (ss *sessions) add(k *kafka) (string, error) {
 	token := base64.RawURLEncoding.EncodeToString(b)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.byToken[token] = &session{kafka: k, lastUsed: time.Now()}
+	ss.byToken[token] = &session{kafka: k, lastUsed: time.Now(), expires: expires}
 	return token, nil
 }
 
@@ -109,7 +127,7 @@ func (ss *sessions) get(token string) (*kafka, bool) {
 		return nil, false
 	}
 	now := time.Now()
-	if now.Sub(s.lastUsed) > ss.timeout {
+	if s.over(now, ss.timeout) {
 		delete(ss.byToken, token)
 		go s.kafka.client.Close()
 		return nil, false
@@ -147,7 +165,7 @@ func (ss *sessions) expire(ctx context.Context) {
 			var idle []*session
 			ss.mu.Lock()
 			for token, s := range ss.byToken {
-				if now.Sub(s.lastUsed) > ss.timeout {
+				if s.over(now, ss.timeout) {
 					idle = append(idle, s)
 					delete(ss.byToken, token)
 				}
@@ -177,10 +195,28 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request) (*kafka, bool
 }
 
 type loginData struct {
+	// Mechanisms are the password mechanisms; Token says OAUTHBEARER is
+	// offered too, with a form of its own.
 	Mechanisms []string
+	Token      bool
 	Mechanism  string
 	User       string
 	Next       string
+}
+
+func (s *Server) newLoginData(mechanism, next string) *loginData {
+	d := &loginData{Mechanism: mechanism, Next: localPath(next)}
+	for _, m := range s.opts.Mechanisms {
+		if m == oauthBearer {
+			d.Token = true
+		} else {
+			d.Mechanisms = append(d.Mechanisms, m)
+		}
+	}
+	if d.Mechanism == "" && len(d.Mechanisms) > 0 {
+		d.Mechanism = d.Mechanisms[0]
+	}
+	return d
 }
 
 // localPath is next when it is a path on this console, else /: a login
@@ -193,7 +229,7 @@ func localPath(next string) string {
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	d := &loginData{Mechanisms: s.opts.Mechanisms, Mechanism: s.opts.Mechanisms[0], Next: localPath(r.FormValue("next"))}
+	d := s.newLoginData("", r.FormValue("next"))
 	s.render(w, r, "login", page{Title: "Log in", Nav: "login", Data: d})
 }
 
@@ -201,8 +237,8 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 // logs in as the user and asks for the cluster's brokers. What the broker
 // answers a failed login is what the page says.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	d := &loginData{Mechanisms: s.opts.Mechanisms, Mechanism: r.PostFormValue("mechanism"), User: strings.TrimSpace(r.PostFormValue("user")),
-		Next: localPath(r.PostFormValue("next"))}
+	d := s.newLoginData(r.PostFormValue("mechanism"), r.PostFormValue("next"))
+	d.User = strings.TrimSpace(r.PostFormValue("user"))
 	p := page{Title: "Log in", Nav: "login", Data: d}
 	fail := func(status int, err error) {
 		p.Err, p.Status = err.Error(), status
@@ -212,11 +248,19 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, fmt.Errorf("mechanism %q: the listener offers %s", d.Mechanism, strings.Join(s.opts.Mechanisms, ", ")))
 		return
 	}
-	if d.User == "" {
+	secret := r.PostFormValue("password")
+	if d.Mechanism == oauthBearer {
+		// The token names the user; the listener's validation says who.
+		d.User, secret = "", strings.TrimSpace(r.PostFormValue("token"))
+		if secret == "" {
+			fail(http.StatusBadRequest, fmt.Errorf("no token"))
+			return
+		}
+	} else if d.User == "" {
 		fail(http.StatusBadRequest, fmt.Errorf("no user name"))
 		return
 	}
-	k, err := newKafka(s.opts.Bootstrap, "User:"+d.User, kgo.SASL(mechanism(d.Mechanism, d.User, r.PostFormValue("password"))))
+	k, err := s.newKafka("User:"+d.User, kgo.SASL(mechanism(d.Mechanism, d.User, secret)))
 	if err != nil {
 		fail(http.StatusInternalServerError, err)
 		return
@@ -229,7 +273,20 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusUnauthorized, err)
 		return
 	}
-	token, err := s.sessions.add(k)
+	var expires time.Time
+	if d.Mechanism == oauthBearer {
+		// The broker took the token; the same validation names its
+		// principal (sasl.oauthbearer.sub.claim.name) and its expiry,
+		// which ends the session.
+		var name string
+		if name, expires, err = s.opts.OAuthBearer(secret); err != nil {
+			k.client.Close()
+			fail(http.StatusUnauthorized, err)
+			return
+		}
+		k.principal = "User:" + name
+	}
+	token, err := s.sessions.add(k, expires)
 	if err != nil {
 		k.client.Close()
 		fail(http.StatusInternalServerError, err)

@@ -159,7 +159,7 @@ func (s *Server) browse(ctx context.Context, k *kafka, d *browseData) error {
 // the end offset as of the start, keeping the records the query wants.
 func (s *Server) read(ctx context.Context, k *kafka, d *browseData) error {
 	q := d.Query
-	cl, err := kgo.NewClient(clientOpts(s.opts.Bootstrap, slices.Concat(k.auth, []kgo.Opt{
+	cl, err := kgo.NewClient(s.clientOpts(slices.Concat(k.auth, []kgo.Opt{
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{d.Topic: {q.Partition: kgo.NewOffset().At(d.From)}}),
 		kgo.FetchMaxWait(250 * time.Millisecond)})...)...)
 	if err != nil {

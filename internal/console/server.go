@@ -3,6 +3,7 @@ package console
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"embed"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +50,18 @@ type Options struct {
 	Mechanisms []string
 	// SessionTimeout ends a login idle that long (0: 30 minutes).
 	SessionTimeout time.Duration
+	// TLS, when set, is the client side of the TLS handshake with the
+	// listener at Bootstrap (an SSL or SASL_SSL listener).
+	TLS *tls.Config
+	// Principal is who the console's own client is to the broker when
+	// nobody logs in (User:ANONYMOUS, or the principal of the client
+	// certificate it presents), shown on every page.
+	Principal string
+	// OAuthBearer names the principal of a token the broker accepted and
+	// says when the token expires (zero: never), as the listener's own
+	// OAUTHBEARER validation does; it must be set when Mechanisms offer
+	// OAUTHBEARER.
+	OAuthBearer func(token string) (principal string, expires time.Time, err error)
 }
 
 // Server is a running console.
@@ -78,9 +92,12 @@ func Start(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, pages: pages, samples: newSampler(opts.Metrics, opts.SampleEvery, 10*time.Minute), started: time.Now()}
+	if slices.Contains(opts.Mechanisms, oauthBearer) && opts.OAuthBearer == nil {
+		return nil, fmt.Errorf("an OAUTHBEARER login needs the listener's token validation")
+	}
 	if len(opts.Mechanisms) > 0 {
 		s.sessions = newSessions(cmp.Or(opts.SessionTimeout, 30*time.Minute))
-	} else if s.shared, err = newKafka(opts.Bootstrap, ""); err != nil {
+	} else if s.shared, err = s.newKafka(opts.Principal); err != nil {
 		return nil, err
 	}
 	if s.ln, err = net.Listen("tcp", opts.Addr); err != nil {
@@ -104,9 +121,17 @@ func Start(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// clientOpts make a client that reaches the broker at bootstrap only.
-func clientOpts(bootstrap string, more ...kgo.Opt) []kgo.Opt {
-	var d net.Dialer
+// clientOpts make a client that reaches the broker at Bootstrap only,
+// over TLS when the listener is an SSL one.
+func (s *Server) clientOpts(more ...kgo.Opt) []kgo.Opt {
+	bootstrap, tlsConfig := s.opts.Bootstrap, s.opts.TLS
+	d := &net.Dialer{}
+	dial := d.DialContext
+	if tlsConfig != nil {
+		// kgo takes a Dialer or a TLS configuration, not both; the
+		// Dialer is what keeps every connection on Bootstrap.
+		dial = (&tls.Dialer{NetDialer: d, Config: tlsConfig}).DialContext
+	}
 	return append([]kgo.Opt{
 		kgo.SeedBrokers(bootstrap),
 		kgo.ClientID("karst-console"),
@@ -115,7 +140,7 @@ func clientOpts(bootstrap string, more ...kgo.Opt) []kgo.Opt {
 		// topic, or an ACL's refusal, seconds after the broker changed.
 		kgo.MetadataMinAge(250 * time.Millisecond),
 		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, bootstrap)
+			return dial(ctx, network, bootstrap)
 		}),
 	}, more...)
 }
@@ -164,7 +189,7 @@ func (s *Server) serve(name, nav string, read reader) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		p := page{Nav: nav, Reload: reloadSeconds(r), Principal: k.principal}
+		p := page{Nav: nav, Reload: reloadSeconds(r), Principal: k.principal, LoggedIn: s.sessions != nil}
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
 		if err := read(ctx, k, r, &p); err != nil {
@@ -190,8 +215,11 @@ type page struct {
 	// Status is the HTTP status of a page with Err (0: 502, the broker
 	// did not answer as asked).
 	Status int
-	// Principal is the logged-in user's, empty without a login.
+	// Principal is who the pages were asked as: the logged-in user's,
+	// or the console's own principal.
 	Principal string
+	// LoggedIn says Principal logged in (and may log out).
+	LoggedIn bool
 }
 
 // badQuery is an error in what the page's address asked for, as opposed

@@ -1,14 +1,21 @@
 package node
 
 import (
+	"bytes"
 	"cmp"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/console"
+	"github.com/karst-broker/karst/internal/sasl"
+	"github.com/karst-broker/karst/internal/security/principal"
 	"github.com/karst-broker/karst/internal/server"
 )
 
@@ -26,12 +33,22 @@ func (n *Node) startConsole(settings *config.Broker, listeners []server.Listener
 	}
 	opts := console.Options{Addr: addr, Bootstrap: n.loopbackAddr(l.Name), Metrics: n.metrics, Logger: n.levels.Logger(loggerConsole),
 		SampleEvery:    time.Duration(settings.Int("karst.console.sample.interval.ms")) * time.Millisecond,
-		SessionTimeout: time.Duration(settings.Long("karst.console.session.timeout.ms")) * time.Millisecond}
-	if l.SecurityProtocol == "SASL_PLAINTEXT" {
+		SessionTimeout: time.Duration(settings.Long("karst.console.session.timeout.ms")) * time.Millisecond,
+		Principal:      principal.Anonymous.String()}
+	if l.TLS != nil {
+		if opts.TLS, opts.Principal, err = consoleTLS(l); err != nil {
+			return fmt.Errorf("karst.console.listener %s: %w", addr, err)
+		}
+	}
+	if l.SASL != nil {
 		if opts.Mechanisms = console.LoginMechanisms(l.SASL.Mechanisms); len(opts.Mechanisms) == 0 {
-			return fmt.Errorf("karst.console.listener %s: listener %s enables %s; a console login needs PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512",
+			return fmt.Errorf("karst.console.listener %s: listener %s enables %s; a console login needs PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER",
 				addr, l.Name, strings.Join(l.SASL.Mechanisms, ", "))
 		}
+		if slices.Contains(opts.Mechanisms, sasl.OAuthBearer) {
+			opts.OAuthBearer = tokenPrincipal(l.SASL)
+		}
+		opts.Principal = ""
 	}
 	c, err := console.Start(opts)
 	if err != nil {
@@ -42,35 +59,150 @@ func (n *Node) startConsole(settings *config.Broker, listeners []server.Listener
 	if len(opts.Mechanisms) > 0 {
 		login = strings.Join(opts.Mechanisms, ",")
 	}
-	n.logger.Info("serving the web console", "url", "http://"+c.Addr().String()+"/", "reads", opts.Bootstrap, "listener", l.Name, "login", login)
+	n.logger.Info("serving the web console", "url", "http://"+c.Addr().String()+"/", "reads", opts.Bootstrap, "listener", l.Name,
+		"login", login, "principal", opts.Principal)
 	return nil
 }
 
+// consolePreference is the order the console takes listeners in when
+// none is named: the least a console visitor gets first. PLAINTEXT is
+// User:ANONYMOUS; on SASL listeners everyone logs in; on SSL the console
+// is the principal of the listener's own certificate when the listener
+// asks for one, which is often a super user.
+var consolePreference = []string{"PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL"}
+
 // consoleListener is the listener named name, or without a name the first
-// PLAINTEXT listener, else the first SASL_PLAINTEXT one. The console does
-// not dial TLS listeners.
+// of the listeners in consolePreference's order.
 func consoleListener(listeners []server.Listener, name string) (server.Listener, error) {
 	protocol := func(l server.Listener) string { return cmp.Or(l.SecurityProtocol, "PLAINTEXT") }
 	if name != "" {
 		for _, l := range listeners {
-			if !strings.EqualFold(l.Name, name) {
-				continue
+			if strings.EqualFold(l.Name, name) {
+				return l, nil
 			}
-			if p := protocol(l); p != "PLAINTEXT" && p != "SASL_PLAINTEXT" {
-				return server.Listener{}, fmt.Errorf("karst.console.kafka.listener %s is %s; the console reads through a PLAINTEXT or SASL_PLAINTEXT listener", l.Name, p)
-			}
-			return l, nil
 		}
 		return server.Listener{}, fmt.Errorf("karst.console.kafka.listener %s names no listener", name)
 	}
-	for _, want := range []string{"PLAINTEXT", "SASL_PLAINTEXT"} {
+	for _, want := range consolePreference {
 		for _, l := range listeners {
 			if protocol(l) == want {
 				return l, nil
 			}
 		}
 	}
-	return server.Listener{}, fmt.Errorf("the console needs a PLAINTEXT or SASL_PLAINTEXT listener to read the broker through (SSL listeners are not read yet)")
+	return server.Listener{}, fmt.Errorf("the console has no listener to read the broker through")
+}
+
+// consoleTLS is the client side of the console's handshakes with an SSL
+// or SASL_SSL listener of this broker, and the principal the listener
+// gives the console on SSL.
+//
+// The console checks that the broker is the broker by the certificate:
+// the one the listener serves from its key store at the time, which only
+// this process can present. Checking the chain against the trust store
+// instead would fail where that trust store holds only the clients' CA,
+// and the host name could not be checked anyway: the console dials the
+// bound address, not the advertised name its certificate carries.
+//
+// When the listener asks for a client certificate (ssl.client.auth), the
+// console presents the key store's, as a Kafka broker does to another,
+// if the listener would accept it: its chain verifies against the trust
+// store for client authentication. Otherwise it presents none, which
+// ssl.client.auth=requested accepts as User:ANONYMOUS and required
+// refuses, so that case fails here, saying why.
+func consoleTLS(l server.Listener) (*tls.Config, string, error) {
+	served := l.TLS.Current()
+	if served == nil || len(served.Certificates) == 0 || len(served.Certificates[0].Certificate) == 0 {
+		return nil, "", fmt.Errorf("listener %s has no certificate", l.Name)
+	}
+	cfg := &tls.Config{
+		MinVersion: served.MinVersion,
+		MaxVersion: served.MaxVersion,
+		// Verified by VerifyConnection, against the served certificate.
+		InsecureSkipVerify: true,
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			current := l.TLS.Current()
+			if len(cs.PeerCertificates) == 0 || len(current.Certificates) == 0 ||
+				!bytes.Equal(cs.PeerCertificates[0].Raw, current.Certificates[0].Certificate[0]) {
+				return fmt.Errorf("listener %s answered with a certificate other than its key store's", l.Name)
+			}
+			return nil
+		},
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			current := l.TLS.Current()
+			if len(current.Certificates) > 0 && clientCertificateAccepted(current) == nil {
+				return &current.Certificates[0], nil
+			}
+			return &tls.Certificate{}, nil
+		},
+	}
+	who := principal.Anonymous.String()
+	if served.ClientAuth == tls.NoClientCert {
+		return cfg, who, nil
+	}
+	if err := clientCertificateAccepted(served); err != nil {
+		if served.ClientAuth == tls.RequireAndVerifyClientCert {
+			return nil, "", fmt.Errorf("listener %s requires a client certificate (ssl.client.auth=required) and would refuse its own key store's: %w", l.Name, err)
+		}
+		return cfg, who, nil
+	}
+	if l.SASL != nil {
+		// On SASL_SSL the principal is the SASL login's.
+		return cfg, who, nil
+	}
+	leaf, _ := x509.ParseCertificate(served.Certificates[0].Certificate[0])
+	dn, err := principal.DistinguishedName(leaf.RawSubject)
+	if err == nil && l.PrincipalMapper != nil {
+		dn, err = l.PrincipalMapper.Name(dn)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("listener %s: no principal for its own certificate: %w", l.Name, err)
+	}
+	return cfg, principal.User(dn).String(), nil
+}
+
+// clientCertificateAccepted says why the listener served by cfg would
+// refuse its own certificate as a client's, or nil.
+func clientCertificateAccepted(cfg *tls.Config) error {
+	chain := cfg.Certificates[0].Certificate
+	leaf, err := x509.ParseCertificate(chain[0])
+	if err != nil {
+		return err
+	}
+	intermediates := x509.NewCertPool()
+	for _, der := range chain[1:] {
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			return err
+		}
+		intermediates.AddCert(c)
+	}
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: cfg.ClientCAs, Intermediates: intermediates, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	return err
+}
+
+// tokenPrincipal names a token's principal and expiry with the listener's
+// own OAUTHBEARER validation, so the console shows the principal the
+// broker's ACLs know.
+func tokenPrincipal(l *sasl.Listener) func(string) (string, time.Time, error) {
+	return func(token string) (string, time.Time, error) {
+		x, err := l.Start(sasl.OAuthBearer)
+		if err != nil {
+			return "", time.Time{}, err
+		}
+		challenge, err := x.Step([]byte("n,,\x01auth=Bearer " + token + "\x01\x01"))
+		if err != nil {
+			return "", time.Time{}, err
+		}
+		if !x.Done() {
+			return "", time.Time{}, errors.New("the listener refused the token: " + string(challenge))
+		}
+		var expires time.Time
+		if e, ok := x.(sasl.Expiring); ok {
+			expires = e.CredentialExpires()
+		}
+		return x.User(), expires, nil
+	}
 }
 
 // loopbackAddr is the bound address of the listener, on loopback when it

@@ -69,6 +69,17 @@ func (ca *CA) Server(t testing.TB, cn string) *Pair {
 	})
 }
 
+// Broker issues a certificate for 127.0.0.1 and localhost that serves
+// and also authenticates as a client, as a broker's must where it is a
+// client of a listener with ssl.client.auth.
+func (ca *CA) Broker(t testing.TB, cn string) *Pair {
+	return ca.issue(t, pkix.Name{CommonName: cn}, x509.ExtKeyUsageServerAuth, func(c *x509.Certificate) {
+		c.DNSNames = []string{"localhost"}
+		c.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
+		c.ExtKeyUsage = append(c.ExtKeyUsage, x509.ExtKeyUsageClientAuth)
+	})
+}
+
 // Client issues a client certificate with the given subject.
 func (ca *CA) Client(t testing.TB, subject pkix.Name) *Pair {
 	return ca.issue(t, subject, x509.ExtKeyUsageClientAuth, nil)
