@@ -329,3 +329,59 @@ func TestSyncAnswerStartsTheSessionAgain(t *testing.T) {
 	h.advance(11 * time.Second) // past the sessions the heartbeats started
 	wantErr(t, h.c.Heartbeat("g", follower, nil, ra.Generation), kerr.UnknownMemberID)
 }
+
+// TestDescribeInARebalanceShowsTheAssignmentsHeld: a classic group
+// joined again (its leader, or a client re-running its join with its
+// member id) is described in PreparingRebalance and CompletingRebalance
+// with each member's assignment of the generation before, without
+// metadata, until the leader's SyncGroup replaces them, as Kafka 4.4's
+// describeNoMetadata does; a member new to the rebalance has none.
+func TestDescribeInARebalanceShowsTheAssignmentsHeld(t *testing.T) {
+	h := newHarness(t, testConfig())
+	ids, gen := h.stableGroup("g", 2)
+	described := func(state string) Description {
+		t.Helper()
+		d := h.c.Describe([]string{"g"})[0]
+		if d.State != state || d.Protocol != "" && state != "Stable" {
+			t.Fatalf("described %s protocol %q, want %s", d.State, d.Protocol, state)
+		}
+		return d
+	}
+	held := func(d Description, id string) string {
+		t.Helper()
+		for _, m := range d.Members {
+			if m.MemberID == id {
+				if len(m.Metadata) != 0 && d.State != "Stable" {
+					t.Fatalf("member %s described with its metadata in %s", id, d.State)
+				}
+				return string(m.Assignment)
+			}
+		}
+		t.Fatalf("member %s not described", id)
+		return ""
+	}
+	jl := h.c.Join(joinReq("g", ids[0])) // the leader joins again
+	d := described("PreparingRebalance")
+	if held(d, ids[0]) != ids[0] || held(d, ids[1]) != ids[1] {
+		t.Fatalf("PreparingRebalance described %+v, want the assignments of generation %d", d.Members, gen)
+	}
+	jf := h.c.Join(joinReq("g", ids[1]))
+	rl := ready(t, jl)
+	ready(t, jf)
+	d = described("CompletingRebalance")
+	if held(d, ids[0]) != ids[0] || held(d, ids[1]) != ids[1] {
+		t.Fatalf("CompletingRebalance described %+v, want the assignments of generation %d", d.Members, gen)
+	}
+	wantErr(t, ready(t, h.c.Sync(SyncRequest{GroupID: "g", MemberID: ids[0], Generation: rl.Generation,
+		Assignments: []Assignment{{MemberID: ids[0], Assignment: []byte("new")}}})).Err, nil)
+	d = described("Stable")
+	if held(d, ids[0]) != "new" || held(d, ids[1]) != "" {
+		t.Fatalf("Stable described %+v, want the leader's new assignment and none for the follower", d.Members)
+	}
+	// A new member has no assignment in the rebalance it causes.
+	n, _ := h.joinNew("g")
+	d = described("PreparingRebalance")
+	if held(d, n) != "" || held(d, ids[0]) != "new" {
+		t.Fatalf("PreparingRebalance described %+v", d.Members)
+	}
+}

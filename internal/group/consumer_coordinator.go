@@ -352,7 +352,9 @@ func (g *consumerGroup) leave(next *consumerGroup, req ConsumerHeartbeat, first 
 		next.removeMember(m)
 		next.refreshMetadata(req.Topics)
 		next.computeTarget()
-		wait, err = g.write(next, req.Topics, first)
+		if wait, err = g.write(next, req.Topics, first); err == nil {
+			g.cancelTimers(m.id)
+		}
 	}
 	if err != nil {
 		return ConsumerHeartbeatResult{Err: kerr.CoordinatorNotAvailable, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
@@ -384,7 +386,11 @@ func (g *consumerGroup) tick(now time.Time, view Topics) {
 		next.refreshMetadata(tv)
 	}
 	next.computeTarget()
-	g.write(next, tv, nil)
+	if _, err := g.write(next, tv, nil); err == nil {
+		for _, id := range ids {
+			g.cancelTimers(id)
+		}
+	}
 }
 
 // validateConsumerCommit checks an OffsetCommit against a consumer

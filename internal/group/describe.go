@@ -42,13 +42,16 @@ func (c *Coordinator) Describe(ids []string) []Description {
 			d.Protocol = g.protocol
 		}
 		for _, m := range g.allMembers() {
+			// Outside Stable, Kafka describes the members without their
+			// metadata but with the assignment they hold: in a rebalance,
+			// the one of the generation before until SyncGroup replaces it.
 			md := MemberDescription{MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
 				Metadata: []byte{}, Assignment: []byte{}}
 			if stable {
 				md.Metadata = m.metadataFor(g.protocol)
-				if m.assignment != nil {
-					md.Assignment = m.assignment
-				}
+			}
+			if m.assignment != nil {
+				md.Assignment = m.assignment
 			}
 			d.Members = append(d.Members, md)
 		}

@@ -133,6 +133,15 @@ func (g *consumerGroup) armRevocation(m *consumerMember) {
 	}
 }
 
+// cancelTimers stops the timers of a removed member, as Kafka cancels
+// them.
+func (g *consumerGroup) cancelTimers(memberID string) {
+	if g.holder != nil {
+		g.holder.cancelTimer(groupTimer{sessionTimer, memberID})
+		g.holder.cancelTimer(groupTimer{revokeTimer, memberID})
+	}
+}
+
 // armReplayedTimer is classicGroup.armReplayed for the holder.
 func (g *consumerGroup) armReplayedTimer(t groupTimer, at time.Time) {
 	if g.holder != nil {

@@ -98,6 +98,13 @@ func TestRuntimeConsumerSessionsAreShardTimers(t *testing.T) {
 		return len(st.Members)
 	}
 	session := c.consumerConfig("g").SessionTimeout
+	gone, r := h.join("gone", "t")
+	durably(r)
+	gone.epoch = -1
+	durably(h.beat(gone))
+	if scheduledSession(t, c, "gone") {
+		t.Fatal("the session timer of a member that left is still set")
+	}
 	a, r := h.join("a", "t")
 	durably(r)
 	b, r := h.join("b", "t")
