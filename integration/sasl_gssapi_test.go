@@ -6,7 +6,12 @@ import (
 	"testing"
 
 	"github.com/IBM/sarama"
+	krb5client "github.com/jcmturner/gokrb5/v8/client"
+	krb5config "github.com/jcmturner/gokrb5/v8/config"
+	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/sasl/kerberos"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/karst-broker/karst/internal/sasl/kdctest"
@@ -14,13 +19,14 @@ import (
 )
 
 // startKerberosBroker runs a real MIT KDC and a broker whose
-// SASL_PLAINTEXT listener enables GSSAPI (kafka/localhost's keytab) and
+// SASL_PLAINTEXT listener enables GSSAPI (the keytab of kafka/host) and
 // PLAIN for the test's admin; it returns the KDC and alice's keytab.
-func startKerberosBroker(t *testing.T, extra ...karsttest.Option) (*karsttest.Broker, *kdctest.KDC, string) {
+func startKerberosBroker(t *testing.T, host string, extra ...karsttest.Option) (*karsttest.Broker, *kdctest.KDC, string) {
 	t.Helper()
 	kdc := kdctest.Start(t)
 	t.Setenv("KRB5_CONFIG", kdc.Krb5Conf) // the broker's default realm, as the JVM's java.security.krb5.conf
-	service := kdc.AddPrincipal(t, "kafka/localhost@"+kdctest.Realm)
+	principal := "kafka/" + host + "@" + kdctest.Realm
+	service := kdc.AddPrincipal(t, principal)
 	alice := kdc.AddPrincipal(t, "alice@"+kdctest.Realm)
 	opts := []karsttest.Option{
 		karsttest.WithConfig("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
@@ -28,7 +34,7 @@ func startKerberosBroker(t *testing.T, extra ...karsttest.Option) (*karsttest.Br
 		karsttest.WithConfig("sasl.kerberos.service.name", "kafka"),
 		karsttest.WithConfig("listener.name.sasl_plaintext.plain.sasl.jaas.config", saslAdminJAAS),
 		karsttest.WithConfig("listener.name.sasl_plaintext.gssapi.sasl.jaas.config",
-			`com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="`+service+`" principal="kafka/localhost@`+kdctest.Realm+`";`),
+			`com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="`+service+`" principal="`+principal+`";`),
 	}
 	return karsttest.Start(t, append(opts, extra...)...), kdc, alice
 }
@@ -48,11 +54,10 @@ func saramaKerberos(kdc *kdctest.KDC, keytab, spn string, version int16) *sarama
 	return cfg
 }
 
-// sarama is the Go client with GSSAPI (franz-go and kafka-go have none):
-// it authenticates over SaslHandshake v0's bare tokens and v1's
+// sarama authenticates over SaslHandshake v0's bare tokens and v1's
 // SaslAuthenticate against a broker whose keytab a real KDC wrote.
 func TestSASLGSSAPISarama(t *testing.T) {
-	b, kdc, alice := startKerberosBroker(t)
+	b, kdc, alice := startKerberosBroker(t, "localhost")
 	addr := b.ListenerAddr("SASL_PLAINTEXT")
 	admin := kadm.NewClient(saslClient(t, addr, plain.Auth{User: "admin", Pass: "admin-secret"}.AsMechanism()))
 	for _, topic := range []string{"gssapi-v0", "gssapi-v1"} {
@@ -83,4 +88,35 @@ func TestSASLGSSAPISarama(t *testing.T) {
 	if got := b.RequestsHandled(); got != handled {
 		t.Fatalf("%d requests of a refused client reached a handler", got-handled)
 	}
+}
+
+// franz-go's GSSAPI is its own module (pkg/sasl/kerberos on gokrb5). It
+// asks for a ticket to kafka/<the host it dialled>, so the broker's
+// principal names 127.0.0.1, the address it listens on and advertises.
+func TestSASLGSSAPIFranzGo(t *testing.T) {
+	b, kdc, aliceKeytab := startKerberosBroker(t, "127.0.0.1")
+	addr := b.ListenerAddr("SASL_PLAINTEXT")
+	cfg, err := krb5config.Load(kdc.Krb5Conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := func(keytabPath, user string) *krb5client.Client {
+		kt, err := keytab.Load(keytabPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return krb5client.NewWithKeytab(user, kdctest.Realm, kt, cfg, krb5client.DisablePAFXFAST(true))
+	}
+	authenticated := b.Authentications()
+	cl := saslClient(t, addr, kerberos.Auth{Client: login(aliceKeytab, "alice"), Service: "kafka"}.AsMechanismWithClose())
+	produceAndReadBack(t, cl, "gssapi-franz-go")
+	if b.Authentications() == authenticated {
+		t.Fatal("no GSSAPI authentication counted")
+	}
+
+	// A ticket for another service of the realm on the same host is
+	// refused with Kafka's error.
+	kdc.AddPrincipal(t, "other/127.0.0.1@"+kdctest.Realm)
+	wantSASLFailure(t, addr, kerberos.Auth{Client: login(aliceKeytab, "alice"), Service: "other"}.AsMechanismWithClose(),
+		kerr.SaslAuthenticationFailed, "invalid credentials with SASL mechanism GSSAPI")
 }

@@ -9,12 +9,18 @@
 # in its principal. Checks: Kafka's CLI tools (the Java client, Krb5LoginModule with alice's keytab,
 # --command-config) create a topic and round-trip records with the console producer and consumer;
 # kcat (Debian's, librdkafka with Cyrus SASL's GSSAPI plugin, kinit from the keytab) lists metadata and
-# round-trips records; sasl.kerberos.principal.to.local.rules maps bob to "robert" (Karst's log
-# names the principal; Kafka logs only the full name, so this check and the log check of the Java
-# round trip are Karst's only); after the broker's key is changed in the KDC (a new ktadd, which Karst's
-# keytab does not have), both clients are refused with Kafka's SASL_AUTHENTICATION_FAILED message.
+# round-trips records; kafka-python (../python's venv, its GSSAPI through the gssapi package on MIT's
+# libgssapi_krb5, a ticket from kinit with alice's keytab) creates a topic and round-trips records;
+# so does confluent-kafka-python 2.0.2, built from its sdist against Debian's librdkafka 2.0.2 (the
+# wheels' bundled librdkafka has no GSSAPI: no Cyrus SASL at build time); sasl.kerberos.principal.
+# to.local.rules maps bob to "robert" (Karst's log names the principal; Kafka logs only the full
+# name, so this check and the log checks of the round trips are Karst's only); after the broker's key
+# is changed in the KDC (a new ktadd, which Karst's keytab does not have), the Java client and kcat
+# are refused with Kafka's SASL_AUTHENTICATION_FAILED message.
 # Needs java and the jars of ../kafka, krb5-kdc krb5-admin-server krb5-user and
-# libsasl2-modules-gssapi-mit (.ci/run installs them), kcat. Prints PASS/FAIL per check and
+# libsasl2-modules-gssapi-mit (.ci/run installs them), kcat, ../python/.venv (its gssapi package
+# builds with libkrb5-dev) and the venv $INTEROP_CACHE/kerberos-confluent (confluent-kafka 2.0.2 on
+# librdkafka-dev; interop/run makes both for this suite). Prints PASS/FAIL per check and
 # "interop-kerberos: N passed, M failed". KERBEROS_KARST_BIN=path uses that Karst binary.
 set -uo pipefail
 AGAINST="${1:-karst}"
@@ -169,6 +175,79 @@ kcat_round_trips_records() {
   echo "$out"; [ "$(grep -cxE 'k1|k2' <<< "$out")" = 2 ]
 }
 
+# gssapi_logins USER: how many GSSAPI logins of USER Karst has logged.
+gssapi_logins() { grep "msg=authenticated" "$WORK/karst.log" | grep "mechanism=GSSAPI" | grep -c "principal=User:$1 "; }
+
+kafka_python_round_trips_records() {
+  local py="$ROOT/interop/python/.venv/bin/python" before=0
+  [ -x "$py" ] || { echo "no $py: interop/run makes it (its python install step)"; return 1; }
+  [ "$AGAINST" = kafka ] || before=$(gssapi_logins alice)
+  KRB5CCNAME="FILE:$WORK/py-ccache" kinit -kt "$WORK/alice.keytab" "alice@$REALM" || return 1
+  KRB5CCNAME="FILE:$WORK/py-ccache" timeout 120 "$py" - "$B" <<'PY' || return 1
+import sys, time
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewTopic
+bootstrap, topic = sys.argv[1], "kerberos-kafka-python"
+sasl = {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "GSSAPI", "sasl_kerberos_service_name": "kafka",
+        "request_timeout_ms": 30000}
+admin = KafkaAdminClient(bootstrap_servers=bootstrap, **sasl)
+admin.create_topics([NewTopic(topic, 1, 1)])
+admin.close()
+p = KafkaProducer(bootstrap_servers=bootstrap, acks="all", **sasl)
+for i in range(3):
+    p.send(topic, f"py{i}".encode(), partition=0).get(timeout=30)
+p.close()
+c = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False, **sasl)
+c.assign([TopicPartition(topic, 0)])
+c.seek_to_beginning()
+got, deadline = [], time.monotonic() + 30
+while len(got) < 3 and time.monotonic() < deadline:
+    for records in c.poll(timeout_ms=1000).values():
+        got.extend(r.value.decode() for r in records)
+c.close()
+print(got)
+assert got == ["py0", "py1", "py2"], got
+PY
+  [ "$AGAINST" = kafka ] || [ "$(gssapi_logins alice)" -gt "$before" ]
+}
+
+confluent_kafka_round_trips_records() {
+  local py="${INTEROP_CACHE:-$HOME/.cache/karst-interop}/kerberos-confluent/bin/python" before=0
+  [ -x "$py" ] || { echo "no $py: interop/run makes it (its kerberos install step)"; return 1; }
+  [ "$AGAINST" = kafka ] || before=$(gssapi_logins alice)
+  # librdkafka runs kinit with the keytab itself (sasl.kerberos.kinit.cmd).
+  KRB5CCNAME="FILE:$WORK/ck-ccache" timeout 120 "$py" - "$B" "$WORK/alice.keytab" "alice@$REALM" <<'PY' || return 1
+import sys, time
+import confluent_kafka
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+bootstrap, keytab, principal = sys.argv[1:]
+print(confluent_kafka.version(), confluent_kafka.libversion())
+conf = {"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "GSSAPI",
+        "sasl.kerberos.service.name": "kafka", "sasl.kerberos.keytab": keytab, "sasl.kerberos.principal": principal}
+topic = "kerberos-confluent"
+admin = AdminClient(conf)  # kept: a collected client ends its requests with _DESTROY
+for f in admin.create_topics([NewTopic(topic, 1, 1)]).values():
+    f.result(timeout=60)
+p = Producer({**conf, "acks": "all"})
+errors = []
+for i in range(3):
+    p.produce(topic, value=f"ck{i}".encode(), partition=0, on_delivery=lambda err, msg: err and errors.append(err))
+assert p.flush(60) == 0 and not errors, errors
+c = Consumer({**conf, "group.id": "unused", "enable.auto.commit": False})
+c.assign([TopicPartition(topic, 0, 0)])
+got, deadline = [], time.monotonic() + 30
+while len(got) < 3 and time.monotonic() < deadline:
+    m = c.poll(1)
+    if m is not None and m.error() is None:
+        got.append(m.value().decode())
+c.close()
+print(got)
+assert got == ["ck0", "ck1", "ck2"], got
+PY
+  [ "$AGAINST" = kafka ] || [ "$(gssapi_logins alice)" -gt "$before" ]
+}
+
 principal_rules_map_bob_to_robert() {
   tool kafka-topics --bootstrap-server "$B" --command-config "$WORK/bob.properties" --list || return 1
   logged_principal robert
@@ -193,6 +272,8 @@ if check kdc_start start_kdc && start_broker; then
   pass "${AGAINST}_start"
   check java_client_round_trips_records java_client_round_trips_records
   check kcat_round_trips_records kcat_round_trips_records
+  check kafka_python_round_trips_records kafka_python_round_trips_records
+  check confluent_kafka_round_trips_records confluent_kafka_round_trips_records
   check principal_rules_map_bob_to_robert principal_rules_map_bob_to_robert
   if check rekey_broker rekey_broker; then
     rm -f "${KRB5CCNAME#FILE:}"

@@ -13,7 +13,9 @@
 # OAUTHBEARER beside PLAIN and SCRAM: the Java client logs in there with PLAIN, SCRAM-SHA-256,
 # SCRAM-SHA-512 and with
 # OAuthBearerLoginModule's unsecured token (Kafka's development login), and is refused for a broker
-# certificate it does not trust.
+# certificate it does not trust. A third listener, OAUTH (SASL_PLAINTEXT, OAUTHBEARER only), serves the
+# Java client's OAUTHBEARER without TLS: the first listener keeps OAUTHBEARER off, for the
+# unknown-mechanism check.
 # Needs java and the jars of ../kafka (fetch.sh). Prints PASS/FAIL per check and
 # "interop-sasl: N passed, M failed". SASL_KARST_BIN=path uses that Karst binary.
 set -uo pipefail
@@ -39,7 +41,7 @@ if [ -z "$KARST" ]; then
   (cd "$ROOT" && go build -o "$KARST" ./cmd/karst) || { echo "interop-sasl: building karst failed"; exit 1; }
 fi
 
-PORT="$(free_port)"; CONTROLLER_PORT="$(free_port)"; SSL_PORT="$(free_port)"; B="127.0.0.1:$PORT"
+PORT="$(free_port)"; CONTROLLER_PORT="$(free_port)"; SSL_PORT="$(free_port)"; OAUTH_PORT="$(free_port)"; B="127.0.0.1:$PORT"
 # The broker's PEM key store (PKCS#8 key, then its certificate, signed by a CA made here) and a
 # second CA the clients of the refusal check trust instead.
 make_certs() {
@@ -60,18 +62,20 @@ cat > "$WORK/server.properties" <<CONF
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$CONTROLLER_PORT
-listeners=SASL_PLAINTEXT://127.0.0.1:$PORT,SASL_SSL://127.0.0.1:$SSL_PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
+listeners=SASL_PLAINTEXT://127.0.0.1:$PORT,SASL_SSL://127.0.0.1:$SSL_PORT,OAUTH://127.0.0.1:$OAUTH_PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=SASL_PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,OAUTH:SASL_PLAINTEXT
 sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
 listener.name.sasl_ssl.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER
+listener.name.oauth.sasl.enabled.mechanisms=OAUTHBEARER
 sasl.mechanism.inter.broker.protocol=PLAIN
 listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";
 listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;
+listener.name.oauth.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;
 ssl.keystore.type=PEM
 ssl.keystore.location=$WORK/certs/broker.pem
 log.dirs=$WORK/data
@@ -90,8 +94,9 @@ client_config bob256.properties SCRAM-SHA-256 bob bob-256
 client_config alice.properties SCRAM-SHA-256 alice alice-secret
 client_config alice-wrong.properties SCRAM-SHA-256 alice not-her-password
 client_config plain-wrong.properties PLAIN admin wrong
-# OAUTHBEARER with Kafka's unsecured development login: a mechanism this listener does not enable.
-printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\nsasl.jaas.config=%s required unsecuredLoginStringClaim_sub="alice";\n' \
+# OAUTHBEARER with Kafka's unsecured development login: a mechanism the first listener does not
+# enable, the only one of the OAUTH listener.
+printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\nsasl.jaas.config=%s required unsecuredLoginStringClaim_sub="oscar";\n' \
   org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule > "$WORK/oauthbearer.properties"
 
 # ssl_config FILE MECHANISM JAAS [CA]: a SASL_SSL client properties file trusting CA (default ca).
@@ -177,6 +182,16 @@ sasl_ssl_oauthbearer_round_trip() {
     --partition 0 --offset earliest --max-messages 2 --timeout-ms 30000) || return 1
   echo "$out"; [ "$(grep -cxE 'four|five' <<< "$out")" = 2 ] && grep -q 'principal=User:olivia' "$WORK/karst.log"
 }
+sasl_plaintext_oauthbearer_round_trip() {
+  local cfg="$WORK/oauthbearer.properties" b="127.0.0.1:$OAUTH_PORT"
+  tool kafka-topics --bootstrap-server "$b" --command-config "$cfg" --create --topic sasl-plaintext-oauth --partitions 1 || return 1
+  printf 'six\nseven\n' | tool kafka-console-producer --bootstrap-server "$b" --command-config "$cfg" --topic sasl-plaintext-oauth || return 1
+  local out
+  out=$(tool kafka-console-consumer --bootstrap-server "$b" --command-config "$cfg" --topic sasl-plaintext-oauth \
+    --partition 0 --offset earliest --max-messages 2 --timeout-ms 30000) || return 1
+  echo "$out"; [ "$(grep -cxE 'six|seven' <<< "$out")" = 2 ] &&
+    grep "msg=authenticated" "$WORK/karst.log" | grep "mechanism=OAUTHBEARER" | grep -q "principal=User:oscar "
+}
 sasl_ssl_untrusted_broker_refused() {
   local out
   if out=$(timeout 90 "$TOOL" kafka-topics --bootstrap-server "127.0.0.1:$SSL_PORT" --command-config "$WORK/untrusted-ssl.properties" --list 2>&1); then
@@ -202,6 +217,7 @@ if check format_with_add_scram format_with_scram && start_karst; then
   check sasl_ssl_plain_and_scram sasl_ssl_plain_and_scram
   check sasl_ssl_oauthbearer_round_trip sasl_ssl_oauthbearer_round_trip
   check sasl_ssl_untrusted_broker_refused sasl_ssl_untrusted_broker_refused
+  check sasl_plaintext_oauthbearer_round_trip sasl_plaintext_oauthbearer_round_trip
   check alice_after_restart alice_after_restart
   stop_karst && pass karst_stop || fail karst_stop "$WORK/karst.log"
   KARST_PID=""
