@@ -285,6 +285,15 @@ func (c *Coordinator) DeleteGroups(ids []string) ([]*kerr.Error, Durable) {
 			continue
 		}
 		g.mu.Lock()
+		if sg := c.shareGroupOf(g, false); sg != nil {
+			if err, wait := c.deleteShareGroup(g, sg); err != nil {
+				errs[i] = err
+			} else {
+				waits = append(waits, wait)
+			}
+			g.mu.Unlock()
+			continue
+		}
 		if c.activeConsumerGroup(g) != nil {
 			errs[i] = kerr.NonEmptyGroup
 			g.mu.Unlock()

@@ -16,7 +16,9 @@ import (
 func (c *Coordinator) Tick() {
 	now := c.clock.Now()
 	for _, id := range c.timers.due(now) {
-		c.fireGroupTimer(id, now)
+		if !c.fireShareTimer(id, now) {
+			c.fireGroupTimer(id, now)
+		}
 	}
 	c.maybeExpireOffsets(now)
 }

@@ -25,6 +25,8 @@ func groupOf(req kmsg.Request) string {
 		return req.Group
 	case *kmsg.ConsumerGroupHeartbeatRequest:
 		return req.Group
+	case *kmsg.ShareGroupHeartbeatRequest:
+		return req.GroupID
 	}
 	return ""
 }
@@ -44,13 +46,18 @@ func groupReadGate(g *gatekeeper) verdict {
 // a member may not learn of topics, or get them assigned, that it may not
 // see).
 func gateConsumerGroupHeartbeat(g *gatekeeper) verdict {
+	return gateHeartbeatTopics(g, g.r.Body.(*kmsg.ConsumerGroupHeartbeatRequest).SubscribedTopicNames)
+}
+
+// gateHeartbeatTopics: READ on the group, then DESCRIBE on each of the
+// subscribed topics (ConsumerGroupHeartbeat, ShareGroupHeartbeat).
+func gateHeartbeatTopics(g *gatekeeper, topics []string) verdict {
 	if v := groupReadGate(g); v.refusal != nil {
 		return v
 	}
-	req := g.r.Body.(*kmsg.ConsumerGroupHeartbeatRequest)
-	for _, topic := range req.SubscribedTopicNames {
+	for _, topic := range topics {
 		if !g.topic(metadata.OpDescribe, topic) {
-			return refuse(errorOnly(req, kerr.TopicAuthorizationFailed.Code))
+			return refuse(errorOnly(g.r.Body, kerr.TopicAuthorizationFailed.Code))
 		}
 	}
 	return verdict{}
