@@ -237,14 +237,17 @@ func gateOffsetFetchOne(g *gatekeeper, req *kmsg.OffsetFetchRequest) verdict {
 }
 
 // coordinatorKeyAllowed: a group coordinator needs DESCRIBE on the group,
-// a transaction coordinator DESCRIBE on the transactional id; the code
-// is the refusal's.
+// a transaction coordinator DESCRIBE on the transactional id, a share
+// coordinator CLUSTER_ACTION; the code is the refusal's.
 func (g *gatekeeper) coordinatorKeyAllowed(keyType int8, key string) (bool, int16) {
 	switch keyType {
 	case 0:
 		return g.group(metadata.OpDescribe, key), kerr.GroupAuthorizationFailed.Code
 	case 1:
 		return g.txn(metadata.OpDescribe, key), kerr.TransactionalIDAuthorizationFailed.Code
+	case 2:
+		// The share coordinator serves brokers only (Kafka's CLUSTER_ACTION).
+		return g.cluster(metadata.OpClusterAction), kerr.ClusterAuthorizationFailed.Code
 	}
 	return true, 0
 }
