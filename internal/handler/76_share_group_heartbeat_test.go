@@ -102,3 +102,41 @@ func TestSeedShareHeartbeatResponseLayout(t *testing.T) {
 		t.Fatalf("the seed's 41-byte body decoded as the 42-byte one: %+v", strict)
 	}
 }
+
+// TestShareGroupHeartbeatAndDescribe runs the two APIs through the
+// handler at v0 and v1: Kafka's INVALID_REQUEST for member ids it
+// refuses, a join answered with the assignment by topic id, and the
+// group described with its member.
+func TestShareGroupHeartbeatAndDescribe(t *testing.T) {
+	for _, v := range []int16{0, 1} {
+		f := newGroupFixture(t)
+		f.createTopic("st", 3, nil)
+		tp, _ := f.store.Image().Topic("st")
+		id := [16]byte(tp.ID)
+		for _, member := range []string{"", "0123456789012345678901234567890123456"} {
+			req := kmsg.NewPtrShareGroupHeartbeatRequest()
+			req.GroupID, req.MemberID, req.SubscribedTopicNames = "sg", member, []string{"st"}
+			resp := f.start(req, v)().(*kmsg.ShareGroupHeartbeatResponse)
+			if resp.ErrorCode != 42 || resp.ErrorMessage == nil || *resp.ErrorMessage != "Invalid member id in the request." {
+				t.Fatalf("v%d member id %q: %+v", v, member, resp)
+			}
+		}
+		req := kmsg.NewPtrShareGroupHeartbeatRequest()
+		req.GroupID, req.MemberID, req.SubscribedTopicNames = "sg", "m1", []string{"st"}
+		resp := f.start(req, v)().(*kmsg.ShareGroupHeartbeatResponse)
+		if resp.ErrorCode != 0 || resp.MemberID == nil || *resp.MemberID != "m1" || resp.MemberEpoch != 2 || resp.HeartbeatIntervalMillis != 5000 ||
+			resp.Assignment == nil || len(resp.Assignment.TopicPartitions) != 1 || resp.Assignment.TopicPartitions[0].TopicID != id ||
+			len(resp.Assignment.TopicPartitions[0].Partitions) != 3 {
+			t.Fatalf("v%d join: %+v", v, resp)
+		}
+		desc := kmsg.NewPtrShareGroupDescribeRequest()
+		desc.GroupIDs, desc.IncludeAuthorizedOperations = []string{"sg", "nope"}, true
+		dr := f.start(desc, v)().(*kmsg.ShareGroupDescribeResponse)
+		if len(dr.Groups) != 2 || dr.Groups[0].ErrorCode != 0 || dr.Groups[0].GroupState != "Stable" || dr.Groups[0].GroupEpoch != 2 ||
+			dr.Groups[0].Assignor != "simple" || len(dr.Groups[0].Members) != 1 || dr.Groups[0].Members[0].MemberID != "m1" ||
+			dr.Groups[0].Members[0].Assignment.TopicPartitions[0].Topic != "st" || dr.Groups[0].AuthorizedOperations == authorizedOperationsNotRequested ||
+			dr.Groups[1].ErrorCode != 69 {
+			t.Fatalf("v%d describe: %+v", v, dr)
+		}
+	}
+}
