@@ -277,6 +277,16 @@ func TestShareGroupIDIsOneType(t *testing.T) {
 	if d := h.c.Describe([]string{"sg"})[0]; !errors.Is(d.Err, kerr.GroupIDNotFound) || d.ErrMessage != "Group sg is not a classic group." {
 		t.Fatalf("DescribeGroups of a share group: %v %q", d.Err, d.ErrMessage)
 	}
+	tp := TopicPartition{"t", 0}
+	if err, _, _ := h.c.CommitOffsets(CommitRequest{GroupID: "sg", Generation: -1, Offsets: []OffsetToCommit{{TopicPartition: tp, Offset: 1}}}); !errors.Is(err, kerr.GroupIDNotFound) {
+		t.Fatalf("OffsetCommit to a share group: %v", err)
+	}
+	if err, _ := h.c.FetchOffsets("sg", []TopicPartition{tp}); !errors.Is(err, kerr.GroupIDNotFound) {
+		t.Fatalf("OffsetFetch of a share group: %v", err)
+	}
+	if err, _, _ := h.c.DeleteOffsets("sg", []TopicPartition{tp}); !errors.Is(err, kerr.GroupIDNotFound) {
+		t.Fatalf("OffsetDelete of a share group: %v", err)
+	}
 	// The reverse: a consumer group's id is not a share group.
 	if r := h.c.ConsumerHeartbeat(ConsumerHeartbeat{GroupID: "cg", MemberID: "c", SubscribedTopics: []string{"t"},
 		RebalanceTimeout: time.Minute, OwnedSent: true, Topics: h.topics}); r.Err != nil {
@@ -385,5 +395,27 @@ func TestShareAssignorBalance(t *testing.T) {
 				t.Errorf("%+v: partition %d held by %d, want %d", tc, p, holders[p], sharing)
 			}
 		}
+	}
+}
+
+// TestShareGroupPartitionReload: while the group's partition is
+// unloaded its id answers NOT_COORDINATOR, and loading it again brings the
+// group back from its records, its member carrying on with its epoch.
+func TestShareGroupPartitionReload(t *testing.T) {
+	const partitions = 3
+	h := newShareHarness(t, fakeTopics{"t": 2})
+	store := &partitionedStore{partitions: partitions}
+	h.c = New(testConfig(), Options{Clock: h.clock, Store: store, Topics: h.topics})
+	a := h.ok(h.beat("a", 0, "t"))
+	p := PartitionFor("sg", partitions)
+	h.c.UnloadPartition(p, partitions)
+	if r := h.beat("a", a.MemberEpoch); !errors.Is(r.Err, kerr.NotCoordinator) {
+		t.Fatalf("heartbeat while unloaded: %v", r.Err)
+	}
+	if _, err := h.c.LoadPartition(p, partitions, store); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.ok(h.beat("a", a.MemberEpoch)); r.MemberEpoch != a.MemberEpoch || r.Assignment != nil {
+		t.Fatalf("after the reload: %+v", r)
 	}
 }
