@@ -213,7 +213,7 @@ func (c *Coordinator) ShareHeartbeat(req ShareHeartbeat) ShareHeartbeatResult {
 	if err := c.unavailable(req.GroupID); err != nil {
 		return fail(err, "")
 	}
-	holder := c.group(req.GroupID, req.MemberEpoch == 0)
+	holder, created := c.groupCreated(req.GroupID, req.MemberEpoch == 0)
 	if holder == nil {
 		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Share group %s not found.", req.GroupID))
 	}
@@ -221,8 +221,13 @@ func (c *Coordinator) ShareHeartbeat(req ShareHeartbeat) ShareHeartbeatResult {
 	holder.catchUp()
 	res, released := c.shareHeartbeat(holder, req, cfg)
 	if cur := c.shareGroupOf(holder, false); cur != nil && !cur.epochWritten {
-		// A group none of whose records were written does not exist.
+		// A group none of whose records were written does not exist, nor
+		// does the id this heartbeat created for it.
 		c.dropShareGroup(holder)
+		if created {
+			holder.transition(Dead, c.clock.Now())
+			c.drop(holder)
+		}
 	}
 	holder.mu.Unlock()
 	c.releaseShareMembers(release, req.GroupID, released)

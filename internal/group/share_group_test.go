@@ -157,6 +157,18 @@ func TestShareGroupValidation(t *testing.T) {
 	if len(h.store.recs) != 0 {
 		t.Fatalf("refused heartbeats wrote %d records", len(h.store.recs))
 	}
+	// A join whose records cannot be written leaves no group behind.
+	h.store.fail = errors.New("log closed")
+	if r := h.beat("m", 0, "t"); !errors.Is(r.Err, kerr.CoordinatorNotAvailable) {
+		t.Fatalf("join with a failing log: %v", r.Err)
+	}
+	if ls := h.c.List(nil, nil); len(ls) != 0 {
+		t.Fatalf("listed after a failed join: %+v", ls)
+	}
+	h.store.fail = nil
+	if r := h.ok(h.beat("m", 0, "t")); r.MemberEpoch != 2 {
+		t.Fatalf("join once the log works: %+v", r)
+	}
 }
 
 func TestShareGroupLeaveAndSessionTimeoutRelease(t *testing.T) {
