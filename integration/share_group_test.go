@@ -208,19 +208,21 @@ func TestShareGroupMembership(t *testing.T) {
 }
 
 // TestShareGroupSessionTimeoutReleases: a member that stops heartbeating
-// is fenced when its session lapses, and what it had acquired goes to
-// another member then, long before its acquisition lock would expire.
+// is fenced when its session lapses (the group's own
+// share.session.timeout.ms, 1.5 s, over the broker's 45 s), and what it
+// had acquired goes to another member then, long before its acquisition
+// lock (60 s) would expire.
 func TestShareGroupSessionTimeoutReleases(t *testing.T) {
 	b := karsttest.Start(t,
 		karsttest.WithConfig("group.share.min.session.timeout.ms", "1000"),
-		karsttest.WithConfig("group.share.session.timeout.ms", "1500"),
 		karsttest.WithConfig("group.share.min.heartbeat.interval.ms", "100"),
-		karsttest.WithConfig("group.share.heartbeat.interval.ms", "500"),
 		karsttest.WithConfig("group.share.record.lock.duration.ms", "60000"),
 		karsttest.WithConfig("group.share.max.record.lock.duration.ms", "60000"))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	h := newShareHarness(t, ctx, b.Addr(), "sg-timeout", 1, 10)
+	h.setGroupConfig("share.session.timeout.ms", "1500")
+	h.setGroupConfig("share.heartbeat.interval.ms", "500")
 	m1 := &shareMember{id: "member-1"}
 	h.beatMember(m1, h.topic)
 	if r := h.shareHeartbeat("member-1", m1.epoch); r.HeartbeatIntervalMillis != 500 {

@@ -90,7 +90,10 @@ type shareGroups struct {
 	// release gives back what a member holds in the group's
 	// share-partitions (share.Manager.ReleaseMember); nil: nothing to do.
 	release func(group, member string) error
-	groups  map[string]*shareGroup
+	// perGroup, if set, applies a group's own configs
+	// (share.session.timeout.ms, share.heartbeat.interval.ms).
+	perGroup func(groupID string, broker ShareConfig) ShareConfig
+	groups   map[string]*shareGroup
 }
 
 type shareGroup struct {
@@ -147,13 +150,28 @@ func (c *Coordinator) SetShareRelease(release func(group, member string) error) 
 	c.mu.Unlock()
 }
 
-func (c *Coordinator) shareConfig() (ShareConfig, func(group, member string) error) {
+// SetShareGroupConfigs sets where a group's own configs come from (GROUP
+// resources): perGroup returns the settings for one group given the
+// broker-wide ones.
+func (c *Coordinator) SetShareGroupConfigs(perGroup func(groupID string, broker ShareConfig) ShareConfig) {
+	c.mu.Lock()
+	c.share.perGroup = perGroup
+	c.mu.Unlock()
+}
+
+// shareConfig is the settings of one group, the broker's with the
+// group's own over them, and the release of a member's records.
+func (c *Coordinator) shareConfig(groupID string) (ShareConfig, func(group, member string) error) {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
+	cfg, release, perGroup := c.share.cfg, c.share.release, c.share.perGroup
 	if !c.share.cfgSet {
-		return DefaultShareConfig(), c.share.release
+		cfg = DefaultShareConfig()
 	}
-	return c.share.cfg, c.share.release
+	c.mu.RUnlock()
+	if perGroup != nil {
+		cfg = perGroup(groupID, cfg)
+	}
+	return cfg, release
 }
 
 // shareGroupOf returns the share group of holder's id, creating it when
@@ -193,7 +211,7 @@ func (c *Coordinator) dropShareGroup(holder *classicGroup) {
 // ShareHeartbeat handles a ShareGroupHeartbeat: joins, leaves,
 // subscription changes and the member's move to its target assignment.
 func (c *Coordinator) ShareHeartbeat(req ShareHeartbeat) ShareHeartbeatResult {
-	cfg, release := c.shareConfig()
+	cfg, release := c.shareConfig(req.GroupID)
 	fail := func(err *kerr.Error, msg string) ShareHeartbeatResult {
 		return ShareHeartbeatResult{Err: err, ErrMessage: msg, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}
 	}
@@ -512,7 +530,7 @@ func (g *shareGroup) write(next *shareGroup, view TopicView, touched ...string) 
 			return nil, err
 		}
 		now := c.clock.Now()
-		cfg, _ := c.shareConfig()
+		cfg, _ := c.shareConfig(g.id)
 		for _, r := range recs {
 			if rec, ok, err := decodeShareRecord(r.Key, r.Value); ok && err == nil {
 				g.replay(rec, ids, cfg, now)
@@ -745,7 +763,7 @@ func (c *Coordinator) loadShareRecord(key, value []byte, now time.Time) (groupID
 	if holder.state == Dead {
 		holder.transition(Empty, now)
 	}
-	cfg, _ := c.shareConfig()
+	cfg, _ := c.shareConfig(rec.Group)
 	g.replay(rec, c.topics(), cfg, now)
 	if rec.Type == keyShareGroupMetadata {
 		g.countsPending = true

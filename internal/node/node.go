@@ -225,6 +225,7 @@ func Start(cfg Config) (n *Node, err error) {
 	groups.SetConsumerConfig(group.ConsumerConfigFrom(cfg.Settings))
 	groups.SetConsumerGroupConfigs(consumerGroupConfigs(n.store, cfg.Settings))
 	groups.SetShareConfig(group.ShareConfigFrom(cfg.Settings))
+	groups.SetShareGroupConfigs(shareGroupConfigs(n.store, cfg.Settings))
 	n.groups.Store(groups)
 	if skipped, err := groups.LoadAll(); err != nil {
 		n.srv.Shutdown(context.Background())
