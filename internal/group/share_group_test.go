@@ -289,6 +289,9 @@ func TestShareGroupIDIsOneType(t *testing.T) {
 	if d := h.c.Describe([]string{"sg"})[0]; !errors.Is(d.Err, kerr.GroupIDNotFound) || d.ErrMessage != "Group sg is not a classic group." {
 		t.Fatalf("DescribeGroups of a share group: %v %q", d.Err, d.ErrMessage)
 	}
+	if d := h.c.DescribeConsumerGroups([]string{"sg"})[0]; !errors.Is(d.Err, kerr.GroupIDNotFound) || d.ErrMessage != "Group sg is not a consumer group." {
+		t.Fatalf("ConsumerGroupDescribe of a share group: %v %q", d.Err, d.ErrMessage)
+	}
 	tp := TopicPartition{"t", 0}
 	if err, _, _ := h.c.CommitOffsets(CommitRequest{GroupID: "sg", Generation: -1, Offsets: []OffsetToCommit{{TopicPartition: tp, Offset: 1}}}); !errors.Is(err, kerr.GroupIDNotFound) {
 		t.Fatalf("OffsetCommit to a share group: %v", err)
