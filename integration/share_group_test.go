@@ -103,7 +103,18 @@ func TestShareGroupMembership(t *testing.T) {
 	b := karsttest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h := newShareHarness(t, ctx, b.Addr(), "sg-six", 6, 10)
+	h := newShareHarness(t, ctx, b.Addr(), "sg-six", 6, 0)
+	// The harness's client partitions by key: these ten go to partition 0.
+	pc, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DefaultProduceTopic(h.topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	for i := range 10 {
+		if err := pc.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: []byte(fmt.Sprintf("r%03d", i))}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	members := []*shareMember{{id: "member-1"}, {id: "member-2"}, {id: "member-3"}}
 	for _, m := range members {
 		h.beatMember(m, h.topic)
@@ -221,8 +232,9 @@ func TestShareGroupSessionTimeoutReleases(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	h := newShareHarness(t, ctx, b.Addr(), "sg-timeout", 1, 10)
-	h.setGroupConfig("share.session.timeout.ms", "1500")
+	// The interval first: each must stay below the session timeout.
 	h.setGroupConfig("share.heartbeat.interval.ms", "500")
+	h.setGroupConfig("share.session.timeout.ms", "1500")
 	m1 := &shareMember{id: "member-1"}
 	h.beatMember(m1, h.topic)
 	if r := h.shareHeartbeat("member-1", m1.epoch); r.HeartbeatIntervalMillis != 500 {
