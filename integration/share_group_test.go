@@ -191,6 +191,14 @@ func TestShareGroupMembership(t *testing.T) {
 	if got := acquired(t, h.fetch("member-2", 0, 0)); !sameStrings(got, []string{"0-9:2"}) {
 		t.Fatalf("member-2 acquired %v after member-1 left", got)
 	}
+	// A partition answered without records (here: with the result of its
+	// acknowledgement) carries empty records, not null: Kafka's schema does
+	// not allow null, and its Java client fails the whole response on one.
+	acked := h.fetch("member-2", 1, 0, fetchAck(0, 9, ackAccept))
+	if len(acked.Topics) != 1 || len(acked.Topics[0].Partitions) != 1 || acked.Topics[0].Partitions[0].Records == nil ||
+		acked.Topics[0].Partitions[0].AcknowledgeErrorCode != 0 {
+		t.Fatalf("fetch with acknowledgements: %+v", acked.Topics)
+	}
 	// The two left share the six partitions.
 	h.settle(members[1:]...)
 	if n := len(members[1].assigned) + len(members[2].assigned); n != 6 {

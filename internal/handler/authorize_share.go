@@ -86,7 +86,7 @@ func gateShareFetch(g *gatekeeper) verdict {
 				rt.TopicID = t.TopicID
 				for _, p := range t.Partitions {
 					rp := kmsg.NewShareFetchResponseTopicPartition()
-					rp.Partition, rp.ErrorCode = p.Partition, kerr.TopicAuthorizationFailed.Code
+					rp.Partition, rp.ErrorCode, rp.Records = p.Partition, kerr.TopicAuthorizationFailed.Code, []byte{}
 					rt.Partitions = append(rt.Partitions, rp)
 				}
 				resp.Topics = append(resp.Topics, rt)

@@ -343,6 +343,10 @@ func (a *shareFetchAnswer) partition(tp share.TopicPartition) *kmsg.ShareFetchRe
 	}
 	p := kmsg.NewShareFetchResponseTopicPartition()
 	p.Partition = tp.Partition
+	// Records is not nullable in Kafka's schema: the Java client fails the
+	// whole response ("non-nullable field records was serialized as null")
+	// on a partition answered with null, as one without data would be.
+	p.Records = []byte{}
 	p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = -1, -1
 	a.resp.Topics[ti].Partitions = append(a.resp.Topics[ti].Partitions, p)
 	a.index[tp] = [2]int{ti, len(a.resp.Topics[ti].Partitions) - 1}
