@@ -136,6 +136,9 @@ func (c *Coordinator) ConsumerHeartbeat(req ConsumerHeartbeat) ConsumerHeartbeat
 	if holder.state == Dead {
 		return fail(kerr.CoordinatorNotAvailable, "")
 	}
+	if c.isShareGroup(holder) {
+		return fail(kerr.GroupIDNotFound, fmt.Sprintf("Group %s is not a consumer group.", req.GroupID))
+	}
 	if len(holder.members) > 0 {
 		// Kafka converts a classic group whose members all use the consumer
 		// protocol (group.consumer.migration.policy); this coordinator does

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 )
 
 // Record types (the key's leading int16) of the consumer protocol in
@@ -349,27 +350,36 @@ func isConsumerRecordType(t int16) bool {
 	return t >= keyConsumerGroupMetadata && t <= keyConsumerGroupCurrentAssignment
 }
 
+// decodeGroupKey reads the key of a record whose type isType accepts: its
+// type, group and, for memberTypes, member. ok is false for other types.
+func decodeGroupKey(key []byte, isType func(int16) bool, memberTypes ...int16) (typ int16, group, member string, ok bool, err error) {
+	if len(key) < 2 {
+		return 0, "", "", false, nil
+	}
+	typ = int16(binary.BigEndian.Uint16(key))
+	if !isType(typ) {
+		return typ, "", "", false, nil
+	}
+	group, rest, good := readKeyString(key[2:])
+	if !good {
+		return typ, "", "", true, errBadConsumerRecord
+	}
+	if slices.Contains(memberTypes, typ) {
+		if member, _, good = readKeyString(rest); !good {
+			return typ, group, "", true, errBadConsumerRecord
+		}
+	}
+	return typ, group, member, true, nil
+}
+
 // decodeConsumerRecord reads a record of types 3 to 8. ok is false when
 // the key is of another type; err reports a malformed record of one of
 // these types.
 func decodeConsumerRecord(key, value []byte) (rec consumerRecord, ok bool, err error) {
-	if len(key) < 2 {
-		return rec, false, nil
-	}
-	rec.Type = int16(binary.BigEndian.Uint16(key))
-	if !isConsumerRecordType(rec.Type) {
-		return rec, false, nil
-	}
-	group, rest, good := readKeyString(key[2:])
-	if !good {
-		return rec, true, errBadConsumerRecord
-	}
-	rec.Group = group
-	switch rec.Type {
-	case keyConsumerGroupMemberMetadata, keyConsumerGroupTargetMember, keyConsumerGroupCurrentAssignment:
-		if rec.Member, _, good = readKeyString(rest); !good {
-			return rec, true, errBadConsumerRecord
-		}
+	rec.Type, rec.Group, rec.Member, ok, err = decodeGroupKey(key, isConsumerRecordType,
+		keyConsumerGroupMemberMetadata, keyConsumerGroupTargetMember, keyConsumerGroupCurrentAssignment)
+	if !ok || err != nil {
+		return rec, ok, err
 	}
 	if value == nil {
 		rec.Tombstone = true

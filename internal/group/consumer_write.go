@@ -64,23 +64,8 @@ func (g *consumerGroup) clone() *consumerGroup {
 // assignment, then the touched members' current assignments. Only the
 // touched members' metadata and current assignment can differ.
 func (g *consumerGroup) recordsTo(next *consumerGroup, ids TopicIDs, touched []string) []Record {
-	var recs []Record
-	gone := make([]string, 0)
-	for id := range g.members {
-		if next.members[id] == nil {
-			gone = append(gone, id)
-		}
-	}
-	slices.Sort(gone)
-	for _, id := range gone {
-		// Kafka's replay wants the current assignment's and the target's
-		// tombstones before the member's.
-		recs = append(recs, Record{Key: consumerKey(keyConsumerGroupCurrentAssignment, g.id, id)})
-		if _, ok := g.target[id]; ok {
-			recs = append(recs, Record{Key: consumerKey(keyConsumerGroupTargetMember, g.id, id)})
-		}
-		recs = append(recs, Record{Key: consumerKey(keyConsumerGroupMemberMetadata, g.id, id)})
-	}
+	recs := goneMemberTombstones(g.id, g.members, next.members, g.target,
+		keyConsumerGroupCurrentAssignment, keyConsumerGroupTargetMember, keyConsumerGroupMemberMetadata)
 	for _, id := range touched {
 		m := next.members[id]
 		if m == nil {
@@ -126,6 +111,24 @@ func (g *consumerGroup) recordsTo(next *consumerGroup, ids TopicIDs, touched []s
 		if old := g.members[id]; old == nil || !bytes.Equal(v, old.currentRecord(ids).encode()) {
 			recs = append(recs, Record{Key: consumerKey(keyConsumerGroupCurrentAssignment, g.id, id), Value: v})
 		}
+	}
+	return recs
+}
+
+// goneMemberTombstones are the tombstones of the members of was that now
+// lacks, by member id: each one's current assignment, its target when it
+// had one, then its metadata, the order Kafka's replay wants.
+func goneMemberTombstones[M any](group string, was, now map[string]M, target map[string]MemberAssignment, current, targetType, metadata int16) []Record {
+	var recs []Record
+	for _, id := range slices.Sorted(maps.Keys(was)) {
+		if _, ok := now[id]; ok {
+			continue
+		}
+		recs = append(recs, Record{Key: consumerKey(current, group, id)})
+		if _, ok := target[id]; ok {
+			recs = append(recs, Record{Key: consumerKey(targetType, group, id)})
+		}
+		recs = append(recs, Record{Key: consumerKey(metadata, group, id)})
 	}
 	return recs
 }

@@ -26,6 +26,8 @@ type Coordinator struct {
 	groups map[string]*classicGroup
 	// consumer holds the KIP-848 groups (consumer_coordinator.go).
 	consumer consumerGroups
+	// share holds the share groups (share_group.go).
+	share shareGroups
 	// offsetState is the open transactions' index and the expiry
 	// schedule (txn_offsets.go, expiry.go).
 	offsetState offsetState

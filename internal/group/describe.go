@@ -25,7 +25,7 @@ func (c *Coordinator) Describe(ids []string) []Description {
 		}
 		g.mu.Lock()
 		g.catchUp()
-		if c.consumerGroupOf(g, false) != nil && len(g.members) == 0 {
+		if (c.consumerGroupOf(g, false) != nil || c.isShareGroup(g)) && len(g.members) == 0 {
 			// A consumer-protocol group is not a classic one: Kafka's
 			// answer, which callers before v6 reduce to a Dead group.
 			d.State, d.Err = Dead.String(), kerr.GroupIDNotFound
@@ -71,7 +71,9 @@ func (c *Coordinator) List(states, types []string) []Listing {
 		// A consumer group is listed as its durable records make it; one
 		// whose first records are not durable yet is not listed.
 		uncommitted := false
-		if cg := c.consumerGroupOf(g, false); cg != nil && len(g.members) == 0 {
+		if sg := c.shareGroupOf(g, false); sg != nil {
+			l = Listing{GroupID: g.id, ProtocolType: "share", State: sg.stateName(), Type: "share"}
+		} else if cg := c.consumerGroupOf(g, false); cg != nil && len(g.members) == 0 {
 			if dg := g.committedConsumerGroup(); dg != nil {
 				l = Listing{GroupID: g.id, ProtocolType: "consumer", State: dg.stateName(), Type: "consumer"}
 			} else {

@@ -86,7 +86,9 @@ func (c *Coordinator) expireOffsetsOf(now time.Time, owns func(groupID string) b
 // expire writes the group's expired offsets' tombstones, and deletes the
 // group when nothing is left; the caller holds g.mu.
 func (g *classicGroup) expire(now time.Time, retention time.Duration) {
-	if g.state == Dead {
+	if g.state == Dead || g.c.isShareGroup(g) {
+		// A share group has no offsets to expire (Kafka's
+		// offsetExpirationCondition is not supported for it).
 		return
 	}
 	g.catchUp()

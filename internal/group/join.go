@@ -35,6 +35,10 @@ func (c *Coordinator) Join(req JoinRequest) <-chan JoinResult {
 	g.catchUp()
 	now := c.clock.Now()
 	switch {
+	case c.isShareGroup(g):
+		// Kafka's answer to a classic member joining a share group.
+		ch <- JoinResult{Err: kerr.InconsistentGroupProtocol, Generation: -1}
+		return ch
 	case !g.acceptJoining(req.MemberID):
 		return fail(kerr.GroupMaxSizeReached)
 	case g.state == Dead:

@@ -58,7 +58,11 @@ func (c *Coordinator) replayStored(l *partitionLoad, sr StoredRecord) {
 		c.loadMarker(l.open, sr)
 		return
 	}
-	if id, ok := c.loadConsumerRecord(sr.Key, sr.Value, l.now); ok {
+	id, ok := c.loadConsumerRecord(sr.Key, sr.Value, l.now)
+	if !ok {
+		id, ok = c.loadShareRecord(sr.Key, sr.Value, l.now)
+	}
+	if ok {
 		if id != "" {
 			l.groups[id] = struct{}{}
 		}

@@ -61,6 +61,11 @@ func (c *Coordinator) CommitOffsets(req CommitRequest) (*kerr.Error, []*kerr.Err
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if c.isShareGroup(g) {
+		// A share group keeps no offsets here: Kafka's ShareGroup answers
+		// "is not a consumer group".
+		return kerr.GroupIDNotFound, nil, noWait
+	}
 	if err := g.validateCommit(req); err != nil {
 		return err, nil, noWait
 	}
@@ -156,7 +161,7 @@ func (c *Coordinator) fetchOffsets(groupID string, partitions []TopicPartition, 
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.state == Dead {
+	if g.state == Dead || c.isShareGroup(g) {
 		return kerr.GroupIDNotFound, nil
 	}
 	g.catchUp()
@@ -220,6 +225,9 @@ func (c *Coordinator) DeleteOffsets(groupID string, partitions []TopicPartition)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if c.isShareGroup(g) {
+		return kerr.GroupIDNotFound, nil, noWait
+	}
 	switch g.state {
 	case Dead:
 		return kerr.GroupIDNotFound, nil, noWait
@@ -285,6 +293,15 @@ func (c *Coordinator) DeleteGroups(ids []string) ([]*kerr.Error, Durable) {
 			continue
 		}
 		g.mu.Lock()
+		if sg := c.shareGroupOf(g, false); sg != nil {
+			if err, wait := c.deleteShareGroup(g, sg); err != nil {
+				errs[i] = err
+			} else {
+				waits = append(waits, wait)
+			}
+			g.mu.Unlock()
+			continue
+		}
 		if c.activeConsumerGroup(g) != nil {
 			errs[i] = kerr.NonEmptyGroup
 			g.mu.Unlock()

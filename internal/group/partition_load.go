@@ -20,6 +20,7 @@ func (c *Coordinator) resign(partition, partitions int32) map[string]*classicGro
 			gone[id] = g
 			delete(c.groups, id)
 			delete(c.consumer.groups, id)
+			delete(c.share.groups, id)
 		}
 	}
 	return gone

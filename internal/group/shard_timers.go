@@ -34,9 +34,10 @@ const (
 	syncTimer                       // the classic sync phase
 	sessionTimer                    // a KIP-848 member's session
 	revokeTimer                     // a KIP-848 member's revocation
+	shareTimer                      // the earliest session of a share group's members
 )
 
-var timerKeyPrefix = [...]string{"heartbeat-", "join-", "sync-", "session-timeout-", "rebalance-timeout-"}
+var timerKeyPrefix = [...]string{"heartbeat-", "join-", "sync-", "session-timeout-", "rebalance-timeout-", "share-session-timeout-"}
 
 // groupTimer names one deadline of a group; member is empty for the
 // group's own.
@@ -268,6 +269,10 @@ func (r readingClock) AfterFunc(d time.Duration, f func()) func() bool {
 // A deadline of t moved later without its timer following (a member kept
 // alive by waiting in a rebalance) is timed again.
 func (c *Coordinator) fireShardTimer(groupID string, t groupTimer) {
+	if t.kind == shareTimer {
+		c.fireShareTimer(groupID) // it releases the fenced members' records out of the group's lock
+		return
+	}
 	g := c.group(groupID, false)
 	if g == nil {
 		return
@@ -314,5 +319,8 @@ func (g *classicGroup) armLoaded() {
 			cg.armSession(m)
 			cg.armRevocation(m)
 		}
+	}
+	if sg := g.c.shareGroupOf(g, false); sg != nil {
+		sg.arm(g.c.clock.Now())
 	}
 }

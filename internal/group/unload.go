@@ -21,6 +21,7 @@ func (c *Coordinator) Unload() {
 	}
 	c.groups = map[string]*classicGroup{}
 	c.consumer.groups = nil
+	c.share.groups = nil
 	c.offline = nil // the partitions that failed to load are gone too
 	c.unloaded = nil
 	c.mu.Unlock()

@@ -10,10 +10,11 @@ package handler
 //	v6: key type 2, share coordinator (KIP-932).
 //
 // A single node coordinates every group and every transactional id.
-// The share coordinator does not exist yet: that key answers
-// COORDINATOR_NOT_AVAILABLE. Looking up a group coordinator creates
-// __consumer_offsets if needed, and a transaction coordinator
-// __transaction_state, as in Kafka. The broker is named only once the
+// A share coordinator key ("group:topicId:partition", Kafka's
+// SharePartitionKey) needs v6 and names the broker of its
+// __share_group_state partition, which the lookup creates if need be.
+// Looking up a group coordinator creates __consumer_offsets if needed,
+// and a transaction coordinator __transaction_state, as in Kafka. The broker is named only once the
 // key's partition of that topic is open: the partitions of a topic just
 // created open a moment later (storage reconciles asynchronously), and
 // until then the coordinator could not write the key's records, so the
@@ -23,6 +24,7 @@ package handler
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/karst-broker/karst/internal/group"
 	"github.com/karst-broker/karst/internal/metadata"
@@ -67,7 +69,7 @@ func (b *Broker) handleFindCoordinator(_ context.Context, r *Request) Outcome {
 			}
 			return b.coordinatorPartitionReady(metadata.TransactionStateTopic, key)
 		case coordinatorShare:
-			return kerr.CoordinatorNotAvailable.Code, nil
+			return b.findShareCoordinator(r.Version(), key)
 		}
 		msg := "Unsupported key type " + strconv.Itoa(int(req.CoordinatorType))
 		return kerr.InvalidRequest.Code, &msg
@@ -92,6 +94,38 @@ func (b *Broker) handleFindCoordinator(_ context.Context, r *Request) Outcome {
 		resp.Coordinators = append(resp.Coordinators, c)
 	}
 	return Ready(resp)
+}
+
+// findShareCoordinator answers a share coordinator key as Kafka's
+// getCoordinator: INVALID_REQUEST before v6 and for a key that is not
+// "group:topicId:partition" (SharePartitionKey.getInstance).
+func (b *Broker) findShareCoordinator(version int16, key string) (int16, *string) {
+	if version < 6 || !validSharePartitionKey(key) {
+		return kerr.InvalidRequest.Code, nil
+	}
+	sc := b.opts.ShareState
+	if sc == nil {
+		return kerr.CoordinatorNotAvailable.Code, nil
+	}
+	if err := sc.Load(); err != nil {
+		msg := err.Error()
+		return kerr.CoordinatorNotAvailable.Code, &msg
+	}
+	return b.coordinatorPartitionReady(metadata.ShareGroupStateTopic, key)
+}
+
+// validSharePartitionKey: three ':'-separated parts, a non-empty group, a
+// topic id and a partition index.
+func validSharePartitionKey(key string) bool {
+	parts := strings.Split(key, ":")
+	if len(parts) != 3 || parts[0] == "" {
+		return false
+	}
+	if _, err := metadata.ParseUUID(parts[1]); err != nil {
+		return false
+	}
+	p, err := strconv.Atoi(parts[2])
+	return err == nil && p >= 0
 }
 
 // coordinatorPartitionReady answers COORDINATOR_NOT_AVAILABLE while the

@@ -11,6 +11,7 @@ import (
 	"github.com/karst-broker/karst/internal/group"
 	klog "github.com/karst-broker/karst/internal/log"
 	"github.com/karst-broker/karst/internal/metadata"
+	"github.com/karst-broker/karst/internal/share"
 	"github.com/karst-broker/karst/internal/storage"
 	"github.com/karst-broker/karst/internal/txn"
 )
@@ -42,6 +43,20 @@ func TestFindCoordinatorEveryVersion(t *testing.T) {
 		if resp.Coordinators[0].ErrorCode != kerr.InvalidRequest.Code {
 			t.Fatalf("v%d bad key type: %+v", v, resp)
 		}
+		// Share coordinator keys need v6 and Kafka's SharePartitionKey form;
+		// this broker has no share coordinator.
+		req.CoordinatorType = 2
+		req.CoordinatorKeys = []string{"g:AAAAAAAAAAAAAAAAAAAAAQ:0", "g:t:0", "g:AAAAAAAAAAAAAAAAAAAAAQ", "g:AAAAAAAAAAAAAAAAAAAAAQ:-1"}
+		resp = f.do(req, v).(*kmsg.FindCoordinatorResponse)
+		want := []int16{kerr.CoordinatorNotAvailable.Code, kerr.InvalidRequest.Code, kerr.InvalidRequest.Code, kerr.InvalidRequest.Code}
+		if v < 6 {
+			want[0] = kerr.InvalidRequest.Code
+		}
+		for i, c := range resp.Coordinators {
+			if c.ErrorCode != want[i] || c.NodeID != -1 {
+				t.Fatalf("v%d share key %q: %+v", v, c.Key, c)
+			}
+		}
 	}
 }
 
@@ -70,28 +85,35 @@ func TestFindCoordinatorWaitsForThePartition(t *testing.T) {
 		Groups:     group.New(gcfg, group.Options{Logger: logger, Store: group.NewOffsetsTopic(store, mgr, 5, 0)}),
 		Txns: txn.New(tcfg, txn.Options{Logger: logger, Logs: txn.NewStateLogs(store, mgr, stateLogConfigs(t, 3)),
 			ProducerIDs: txn.NewProducerIDs(func() (int64, error) { return 1 << 40, nil })}),
+		ShareState: share.NewCoordinator(share.CoordinatorOptions{Logs: share.NewStateLogs(store, mgr, stateLogConfigs(t, 3)),
+			UpdatesPerSnapshot: share.DefaultUpdatesPerSnapshot, Logger: logger}),
 	})
 	f := &adminFixture{t: t, b: b, store: store, mgr: mgr, dir: dir}
 	find := func(keyType int8, v int16) (int16, int32) {
 		req := kmsg.NewPtrFindCoordinatorRequest()
 		req.CoordinatorType = keyType
+		key := "g"
+		if keyType == 2 {
+			key = "g:AAAAAAAAAAAAAAAAAAAAAQ:0"
+		}
 		if v < 4 {
-			req.CoordinatorKey = "g"
+			req.CoordinatorKey = key
 			resp := f.call(req, v).(*kmsg.FindCoordinatorResponse)
 			return resp.ErrorCode, resp.NodeID
 		}
-		req.CoordinatorKeys = []string{"g"}
+		req.CoordinatorKeys = []string{key}
 		resp := f.call(req, v).(*kmsg.FindCoordinatorResponse)
 		return resp.Coordinators[0].ErrorCode, resp.Coordinators[0].NodeID
 	}
-	for _, keyType := range []int8{0, 1} {
-		for _, v := range []int16{1, 4} {
+	versions := map[int8][]int16{0: {1, 4}, 1: {1, 4}, 2: {6}}
+	for _, keyType := range []int8{0, 1, 2} {
+		for _, v := range versions[keyType] {
 			if code, node := find(keyType, v); code != kerr.CoordinatorNotAvailable.Code || node != -1 {
 				t.Fatalf("key type %d v%d before the partition opens: error %d node %d", keyType, v, code, node)
 			}
 		}
 	}
-	for _, name := range []string{metadata.ConsumerOffsetsTopic, metadata.TransactionStateTopic} {
+	for _, name := range []string{metadata.ConsumerOffsetsTopic, metadata.TransactionStateTopic, metadata.ShareGroupStateTopic} {
 		if _, ok := store.Image().Topic(name); !ok {
 			t.Fatalf("%s was not created", name)
 		}
@@ -105,8 +127,8 @@ func TestFindCoordinatorWaitsForThePartition(t *testing.T) {
 	if err := mgr.Reconcile(specs); err != nil {
 		t.Fatal(err)
 	}
-	for _, keyType := range []int8{0, 1} {
-		for _, v := range []int16{1, 4} {
+	for _, keyType := range []int8{0, 1, 2} {
+		for _, v := range versions[keyType] {
 			if code, node := find(keyType, v); code != 0 || node != 1 {
 				t.Fatalf("key type %d v%d once open: error %d node %d", keyType, v, code, node)
 			}

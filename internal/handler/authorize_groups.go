@@ -28,6 +28,8 @@ func groupOf(req kmsg.Request) string {
 		return req.Group
 	case *kmsg.ConsumerGroupHeartbeatRequest:
 		return req.Group
+	case *kmsg.ShareGroupHeartbeatRequest:
+		return req.GroupID
 	}
 	return ""
 }
@@ -50,13 +52,18 @@ func groupReadGate(g *gatekeeper) verdict {
 // the coordinator asks at each resolution, so a DESCRIBE granted or
 // deleted later takes effect at the group's next heartbeat.
 func gateConsumerGroupHeartbeat(g *gatekeeper) verdict {
+	return gateHeartbeatTopics(g, g.r.Body.(*kmsg.ConsumerGroupHeartbeatRequest).SubscribedTopicNames)
+}
+
+// gateHeartbeatTopics: READ on the group, then DESCRIBE on each of the
+// subscribed topics (ConsumerGroupHeartbeat, ShareGroupHeartbeat).
+func gateHeartbeatTopics(g *gatekeeper, topics []string) verdict {
 	if v := groupReadGate(g); v.refusal != nil {
 		return v
 	}
-	req := g.r.Body.(*kmsg.ConsumerGroupHeartbeatRequest)
-	for _, topic := range req.SubscribedTopicNames {
+	for _, topic := range topics {
 		if !g.topic(metadata.OpDescribe, topic) {
-			return refuse(errorOnly(req, kerr.TopicAuthorizationFailed.Code))
+			return refuse(errorOnly(g.r.Body, kerr.TopicAuthorizationFailed.Code))
 		}
 	}
 	g.r.topicDescribable = g.b.describableBy(g.principal, g.host, g.api)
@@ -268,14 +275,17 @@ func gateOffsetFetchOne(g *gatekeeper, req *kmsg.OffsetFetchRequest) verdict {
 }
 
 // coordinatorKeyAllowed: a group coordinator needs DESCRIBE on the group,
-// a transaction coordinator DESCRIBE on the transactional id; the code
-// is the refusal's.
+// a transaction coordinator DESCRIBE on the transactional id, a share
+// coordinator CLUSTER_ACTION; the code is the refusal's.
 func (g *gatekeeper) coordinatorKeyAllowed(keyType int8, key string) (bool, int16) {
 	switch keyType {
 	case 0:
 		return g.group(metadata.OpDescribe, key), kerr.GroupAuthorizationFailed.Code
 	case 1:
 		return g.txn(metadata.OpDescribe, key), kerr.TransactionalIDAuthorizationFailed.Code
+	case 2:
+		// The share coordinator serves brokers only (Kafka's CLUSTER_ACTION).
+		return g.cluster(metadata.OpClusterAction), kerr.ClusterAuthorizationFailed.Code
 	}
 	return true, 0
 }

@@ -238,14 +238,16 @@ func shareReadable(targets []*shareTarget, s shareGroupSettings, limit int) int 
 }
 
 // shareMember is the group and member a share request names, or the
-// request's error: no share-partitions here, or a group or member id
-// missing.
+// request's error: no share-partitions here, a group id missing, or a
+// member id KafkaApis refuses (validShareMemberID). As in Kafka, the
+// member need not be in the group: share sessions are keyed by (group,
+// member) alone.
 func (b *Broker) shareMember(groupID, memberID *string) (group, member string, code int16) {
 	if b.opts.Shares == nil {
 		return "", "", kerr.UnsupportedVersion.Code
 	}
 	group, member = deref(groupID), deref(memberID)
-	if group == "" || member == "" {
+	if group == "" || !validShareMemberID(member) {
 		return "", "", kerr.InvalidRequest.Code
 	}
 	return group, member, 0
@@ -341,6 +343,10 @@ func (a *shareFetchAnswer) partition(tp share.TopicPartition) *kmsg.ShareFetchRe
 	}
 	p := kmsg.NewShareFetchResponseTopicPartition()
 	p.Partition = tp.Partition
+	// Records is not nullable in Kafka's schema: the Java client fails the
+	// whole response ("non-nullable field records was serialized as null")
+	// on a partition answered with null, as one without data would be.
+	p.Records = []byte{}
 	p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = -1, -1
 	a.resp.Topics[ti].Partitions = append(a.resp.Topics[ti].Partitions, p)
 	a.index[tp] = [2]int{ti, len(a.resp.Topics[ti].Partitions) - 1}

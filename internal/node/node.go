@@ -219,6 +219,8 @@ func Start(cfg Config) (n *Node, err error) {
 	groups := group.New(group.ConfigFrom(cfg.Settings), group.Options{Store: offsetsTopic, Logger: levels.Logger(loggerGroup)})
 	groups.SetConsumerConfig(group.ConsumerConfigFrom(cfg.Settings))
 	groups.SetConsumerGroupConfigs(consumerGroupConfigs(n.store, cfg.Settings))
+	groups.SetShareConfig(group.ShareConfigFrom(cfg.Settings))
+	groups.SetShareGroupConfigs(shareGroupConfigs(n.store, cfg.Settings))
 	n.groups.Store(groups)
 	if skipped, err := groups.LoadAll(); err != nil {
 		n.srv.Shutdown(context.Background())
@@ -240,6 +242,7 @@ func Start(cfg Config) (n *Node, err error) {
 		return nil, err
 	}
 	n.shareState.Store(shareState)
+	groups.SetShareRelease(shares.ReleaseMember)
 	clientTelemetry := metrics.NewClientTelemetry()
 	clientTelemetry.Register(n.metrics)
 	broker := handler.NewBroker(handler.Options{

@@ -226,7 +226,57 @@ func groupACLCases() []aclCase {
 			run: func(p *aclPair, v int16, _ string) {
 				p.alice.compare("1", consumerDescribeRequest(p.admin, v, "g-cgd"))
 			}},
+		{key: kmsg.ShareGroupHeartbeat, name: "join", allow: []acl{groupsACL("g-sgh-", opRead), topicACL(dataTopic, opDescribe)},
+			run: func(p *aclPair, v int16, phase string) {
+				p.alice.compare("1", shareJoinRequest(v, fresh("g-sgh-", phase, v)))
+			}},
+		{key: kmsg.ShareGroupHeartbeat, name: "topic-undescribable", allow: []acl{groupsACL("g-sght-", opRead)},
+			run: func(p *aclPair, v int16, phase string) {
+				p.alice.compare("1", shareJoinRequest(v, fresh("g-sght-", phase, v)))
+			}},
+		{key: kmsg.ShareGroupDescribe, name: "describe", allow: []acl{groupACL("g-sgd", opDescribe), topicACL(dataTopic, opDescribe)},
+			run: func(p *aclPair, v int16, _ string) {
+				p.alice.compare("1", shareDescribeRequest(p.admin, v, "g-sgd"))
+			}},
+		{key: kmsg.ShareGroupDescribe, name: "topic-undescribable", allow: []acl{groupACL("g-sgd", opDescribe)},
+			run: func(p *aclPair, v int16, _ string) {
+				p.alice.compare("1", shareDescribeRequest(p.admin, v, "g-sgd"))
+			}},
 	}
+}
+
+// shareJoinRequest is a share group member's first heartbeat, subscribed to dataTopic.
+func shareJoinRequest(v int16, group string) *kmsg.ShareGroupHeartbeatRequest {
+	req := kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.SetVersion(v)
+	req.GroupID, req.MemberID, req.SubscribedTopicNames = group, "acl-share-member", []string{dataTopic}
+	return req
+}
+
+// shareDescribeRequest makes group a share group subscribed to dataTopic (as the super user,
+// once), heartbeating until its member is assigned partitions (Kafka assigns them once their
+// share state is initialized, after the first heartbeat), and asks for it with its authorized
+// operations.
+func shareDescribeRequest(admin *session, v int16, group string) *kmsg.ShareGroupDescribeRequest {
+	if _, ok := admin.topicIDs["share-group:"+group]; !ok {
+		req := shareJoinRequest(1, group)
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
+			resp, _ := admin.send(req).(*kmsg.ShareGroupHeartbeatResponse)
+			if resp == nil || resp.ErrorCode != 0 {
+				break
+			}
+			if resp.Assignment != nil && len(resp.Assignment.TopicPartitions) > 0 {
+				break
+			}
+			req.MemberEpoch, req.SubscribedTopicNames = resp.MemberEpoch, nil
+			time.Sleep(100 * time.Millisecond) // polling Kafka's initialization, with a deadline
+		}
+		admin.topicIDs["share-group:"+group] = [16]byte{1}
+	}
+	req := kmsg.NewPtrShareGroupDescribeRequest()
+	req.SetVersion(v)
+	req.GroupIDs, req.IncludeAuthorizedOperations = []string{group}, true
+	return req
 }
 
 func findCoordinatorRequest(v int16, keyType int8, key string) *kmsg.FindCoordinatorRequest {

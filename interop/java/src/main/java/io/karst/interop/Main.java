@@ -12,7 +12,7 @@ import java.util.List;
  * The classic consumer-group checks always run (INTEROP_GROUPS=0 skips them); INTEROP_GROUPS_CONSUMER=1
  * adds the same checks with the KIP-848 "consumer" group protocol. The transaction checks run
  * always (INTEROP_TXN=0 skips them). INTEROP_METRICS_URL (a Prometheus /metrics address of the broker)
- * adds the KIP-714 telemetry check.
+ * adds the KIP-714 telemetry check. INTEROP_SHARE=1 adds the share group check (KafkaShareConsumer).
  */
 public final class Main {
     public static void main(String[] args) {
@@ -44,6 +44,12 @@ public final class Main {
             new TransactionSuite(bootstrap, checks).run();
         } else {
             System.out.println("SKIP txn_* (INTEROP_TXN=0)");
+        }
+
+        if ("1".equals(System.getenv("INTEROP_SHARE"))) {
+            new ShareConsumerSuite(bootstrap, checks).run();
+        } else {
+            System.out.println("SKIP share_* (set INTEROP_SHARE=1)");
         }
 
         String metricsUrl = System.getenv("INTEROP_METRICS_URL");
