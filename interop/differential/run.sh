@@ -92,6 +92,10 @@ if [ -n "$ACL" ] && [ -n "${ACL_LIVE_KAFKA_OUT:-}" ]; then
     -Dlog4j2.configurationFile="$HERE/../kafka/tools-log4j2.properties" -cp "$HERE/../kafka/lib-$KAFKA_VERSION/*" \
     "$HERE/../acls/AclLive.java" "127.0.0.1:$KAFKA_SASL_PORT" "127.0.0.1:$KAFKA_PORT" > "$ACL_LIVE_KAFKA_OUT" 2>&1
   echo "differential: AclLive.java against kafka exited $? (output in $ACL_LIVE_KAFKA_OUT)"
+  if [ -n "${ACL_LIVE_KAFKAJS_OUT:-}" ]; then
+    timeout 600 node "$HERE/../acls/kafkajs-live.js" "127.0.0.1:$KAFKA_SASL_PORT" "127.0.0.1:$KAFKA_PORT" > "$ACL_LIVE_KAFKAJS_OUT" 2>&1
+    echo "differential: kafkajs-live.js against kafka exited $? (output in $ACL_LIVE_KAFKAJS_OUT)"
+  fi
 fi
 if ! kill -0 "$KARST_PID" 2> /dev/null; then
   # A broker that died mid-run turns every later scenario into "connection refused"; say so.
