@@ -11,7 +11,7 @@
 # with alice's keytab, --command-config) create a topic and round-trip records with the console
 # producer and consumer, over SASL_PLAINTEXT and over SASL_SSL (trusting the CA by a PEM trust store);
 # kcat (Debian's, librdkafka with Cyrus SASL's GSSAPI plugin, kinit from the keytab) lists metadata and
-# round-trips records; kafka-python (../python's venv, its GSSAPI through the gssapi package on MIT's
+# round-trips records, over SASL_PLAINTEXT and over SASL_SSL; kafka-python (../python's venv, its GSSAPI through the gssapi package on MIT's
 # libgssapi_krb5, a ticket from kinit with alice's keytab) creates a topic and round-trips records;
 # so does confluent-kafka-python 2.0.2, built from its sdist against Debian's librdkafka 2.0.2 (the
 # wheels' bundled librdkafka has no GSSAPI: no Cyrus SASL at build time); sasl.kerberos.principal.
@@ -186,7 +186,7 @@ java_client_round_trips_records_over_sasl_ssl() {
 }
 
 kcat_gssapi() { # kcat arguments...
-  timeout 60 kcat -b "$B" -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=GSSAPI -X sasl.kerberos.service.name=kafka \
+  timeout 60 kcat -b "${KCAT_BROKER:-$B}" -X security.protocol="${KCAT_PROTOCOL:-SASL_PLAINTEXT}" -X sasl.mechanisms=GSSAPI -X sasl.kerberos.service.name=kafka \
     -X sasl.kerberos.keytab="$WORK/alice.keytab" -X sasl.kerberos.principal="alice@$REALM" "$@"
 }
 
@@ -196,6 +196,16 @@ kcat_round_trips_records() {
   local out
   out=$(kcat_gssapi -C -t kerberos-java -p 0 -o 3 -c 2 -e) || return 1
   echo "$out"; [ "$(grep -cxE 'k1|k2' <<< "$out")" = 2 ]
+}
+
+# kcat over SASL_SSL, verifying the broker's certificate against the CA.
+kcat_round_trips_records_over_sasl_ssl() {
+  local before=0 out
+  [ "$AGAINST" = kafka ] || before=$(gssapi_logins alice SASL_SSL)
+  printf 'ks1\nks2\n' | KCAT_BROKER="$B_SSL" KCAT_PROTOCOL=SASL_SSL kcat_gssapi -X ssl.ca.location="$WORK/certs/ca.pem" -P -t kerberos-java-ssl -p 0 || return 1
+  out=$(KCAT_BROKER="$B_SSL" KCAT_PROTOCOL=SASL_SSL kcat_gssapi -X ssl.ca.location="$WORK/certs/ca.pem" -C -t kerberos-java-ssl -p 0 -o 2 -c 2 -e) || return 1
+  echo "$out"; [ "$(grep -cxE 'ks1|ks2' <<< "$out")" = 2 ] || return 1
+  [ "$AGAINST" = kafka ] || [ "$(gssapi_logins alice SASL_SSL)" -gt "$before" ]
 }
 
 # gssapi_logins USER [LISTENER]: how many GSSAPI logins of USER (on LISTENER) Karst has logged.
@@ -296,6 +306,7 @@ if check kdc_start start_kdc && start_broker; then
   check java_client_round_trips_records java_client_round_trips_records
   check java_client_round_trips_records_over_sasl_ssl java_client_round_trips_records_over_sasl_ssl
   check kcat_round_trips_records kcat_round_trips_records
+  check kcat_round_trips_records_over_sasl_ssl kcat_round_trips_records_over_sasl_ssl
   check kafka_python_round_trips_records kafka_python_round_trips_records
   check confluent_kafka_round_trips_records confluent_kafka_round_trips_records
   check principal_rules_map_bob_to_robert principal_rules_map_bob_to_robert
