@@ -11,6 +11,7 @@ import (
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/kerberos"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
@@ -23,20 +24,29 @@ import (
 // PLAIN for the test's admin; it returns the KDC and alice's keytab.
 func startKerberosBroker(t *testing.T, host string, extra ...karsttest.Option) (*karsttest.Broker, *kdctest.KDC, string) {
 	t.Helper()
+	kdc, alice, opts := kerberosListener(t, host, "SASL_PLAINTEXT")
+	return karsttest.Start(t, append(opts, extra...)...), kdc, alice
+}
+
+// kerberosListener starts the KDC and returns the options that enable
+// GSSAPI (the keytab of kafka/host) and the admin's PLAIN on the listener
+// named after its security protocol.
+func kerberosListener(t *testing.T, host, protocol string) (*kdctest.KDC, string, []karsttest.Option) {
+	t.Helper()
 	kdc := kdctest.Start(t)
 	t.Setenv("KRB5_CONFIG", kdc.Krb5Conf) // the broker's default realm, as the JVM's java.security.krb5.conf
 	principal := "kafka/" + host + "@" + kdctest.Realm
 	service := kdc.AddPrincipal(t, principal)
 	alice := kdc.AddPrincipal(t, "alice@"+kdctest.Realm)
-	opts := []karsttest.Option{
-		karsttest.WithConfig("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
+	prefix := "listener.name." + strings.ToLower(protocol) + "."
+	return kdc, alice, []karsttest.Option{
+		karsttest.WithConfig("listeners", protocol+"://127.0.0.1:0"),
 		karsttest.WithConfig("sasl.enabled.mechanisms", "GSSAPI,PLAIN"),
 		karsttest.WithConfig("sasl.kerberos.service.name", "kafka"),
-		karsttest.WithConfig("listener.name.sasl_plaintext.plain.sasl.jaas.config", saslAdminJAAS),
-		karsttest.WithConfig("listener.name.sasl_plaintext.gssapi.sasl.jaas.config",
+		karsttest.WithConfig(prefix+"plain.sasl.jaas.config", saslAdminJAAS),
+		karsttest.WithConfig(prefix+"gssapi.sasl.jaas.config",
 			`com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="`+service+`" principal="`+principal+`";`),
 	}
-	return karsttest.Start(t, append(opts, extra...)...), kdc, alice
 }
 
 func saramaKerberos(kdc *kdctest.KDC, keytab, spn string, version int16) *sarama.Config {
@@ -95,7 +105,21 @@ func TestSASLGSSAPISarama(t *testing.T) {
 // principal names 127.0.0.1, the address it listens on and advertises.
 func TestSASLGSSAPIFranzGo(t *testing.T) {
 	b, kdc, aliceKeytab := startKerberosBroker(t, "127.0.0.1")
-	addr := b.ListenerAddr("SASL_PLAINTEXT")
+	franzGoKerberos(t, b, kdc, aliceKeytab, b.ListenerAddr("SASL_PLAINTEXT"), "gssapi-franz-go")
+}
+
+// The same exchange over SASL_SSL: the GSSAPI tokens travel inside TLS,
+// with the stores of startTLSBroker.
+func TestSASLGSSAPIFranzGoOverSASLSSL(t *testing.T) {
+	kdc, aliceKeytab, opts := kerberosListener(t, "127.0.0.1", "SASL_SSL")
+	b := startTLSBroker(t, "none", opts...)
+	addr := b.ListenerAddr("SASL_SSL")
+	franzGoKerberos(t, b.Broker, kdc, aliceKeytab, addr, "gssapi-franz-go-sasl-ssl", kgo.DialTLSConfig(b.clientTLS(false)))
+
+}
+
+func franzGoKerberos(t *testing.T, b *karsttest.Broker, kdc *kdctest.KDC, aliceKeytab, addr, topic string, opts ...kgo.Opt) {
+	t.Helper()
 	cfg, err := krb5config.Load(kdc.Krb5Conf)
 	if err != nil {
 		t.Fatal(err)
@@ -108,8 +132,8 @@ func TestSASLGSSAPIFranzGo(t *testing.T) {
 		return krb5client.NewWithKeytab(user, kdctest.Realm, kt, cfg, krb5client.DisablePAFXFAST(true))
 	}
 	authenticated := b.Authentications()
-	cl := saslClient(t, addr, kerberos.Auth{Client: login(aliceKeytab, "alice"), Service: "kafka"}.AsMechanismWithClose())
-	produceAndReadBack(t, cl, "gssapi-franz-go")
+	cl := saslClient(t, addr, kerberos.Auth{Client: login(aliceKeytab, "alice"), Service: "kafka"}.AsMechanismWithClose(), opts...)
+	produceAndReadBack(t, cl, topic)
 	if b.Authentications() == authenticated {
 		t.Fatal("no GSSAPI authentication counted")
 	}
@@ -118,5 +142,5 @@ func TestSASLGSSAPIFranzGo(t *testing.T) {
 	// refused with Kafka's error.
 	kdc.AddPrincipal(t, "other/127.0.0.1@"+kdctest.Realm)
 	wantSASLFailure(t, addr, kerberos.Auth{Client: login(aliceKeytab, "alice"), Service: "other"}.AsMechanismWithClose(),
-		kerr.SaslAuthenticationFailed, "invalid credentials with SASL mechanism GSSAPI")
+		kerr.SaslAuthenticationFailed, "invalid credentials with SASL mechanism GSSAPI", opts...)
 }

@@ -79,9 +79,9 @@ func TestSASLPlainFranzGoProducesAndConsumes(t *testing.T) {
 
 // wantSASLFailure pings with a client that must be refused and checks
 // Kafka's error and message.
-func wantSASLFailure(t *testing.T, addr string, m sasl.Mechanism, code *kerr.Error, message string) {
+func wantSASLFailure(t *testing.T, addr string, m sasl.Mechanism, code *kerr.Error, message string, opts ...kgo.Opt) {
 	t.Helper()
-	cl := saslClient(t, addr, m, kgo.RequestRetries(0))
+	cl := saslClient(t, addr, m, append([]kgo.Opt{kgo.RequestRetries(0)}, opts...)...)
 	err := cl.Ping(testContext(t))
 	if !errors.Is(err, code) || !strings.Contains(err.Error(), message) {
 		t.Fatalf("ping: %v, want %s with %q", err, code.Message, message)

@@ -23,3 +23,21 @@ free_port() {
 
 # port_open HOST PORT succeeds when something accepts TCP connections there.
 port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null; }
+
+# make_pem_broker DIR SAN CA...: for each CA a self-signed P-256 certificate (DIR/CA.pem, its key
+# DIR/CA.key), and DIR/broker.pem, a PEM key store (PKCS#8 key, then the broker's certificate with
+# subjectAltName SAN, signed by the first CA) for ssl.keystore.type=PEM.
+make_pem_broker() {
+  local d="$1" san="$2"; shift 2
+  mkdir -p "$d" || return 1
+  local ca
+  for ca in "$@"; do
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=interop-$ca" \
+      -keyout "$d/$ca.key" -out "$d/$ca.pem" || return 1
+  done
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=broker" -keyout "$d/broker.key" -out "$d/broker.csr" &&
+  printf 'subjectAltName=%s\n' "$san" > "$d/san.ext" &&
+  openssl x509 -req -in "$d/broker.csr" -CA "$d/$1.pem" -CAkey "$d/$1.key" -CAcreateserial -days 2 -extfile "$d/san.ext" -out "$d/broker.crt" &&
+  openssl pkcs8 -topk8 -nocrypt -in "$d/broker.key" -out "$d/broker.pk8" &&
+  cat "$d/broker.pk8" "$d/broker.crt" > "$d/broker.pem"
+}

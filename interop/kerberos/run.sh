@@ -4,12 +4,14 @@
 # hold for Kafka), on a real MIT KDC (Debian's krb5-kdc) it starts in its own realm, directory and port.
 #
 # The KDC gets a database (kdb5_util create), the broker's principal kafka/localhost and the users
-# alice and bob (kadmin.local addprinc -randkey, ktadd into keytabs). Karst serves one SASL_PLAINTEXT
-# listener with GSSAPI (Krb5LoginModule with its keytab) and PLAIN, advertised as localhost, the name
-# in its principal. Checks: Kafka's CLI tools (the Java client, Krb5LoginModule with alice's keytab,
-# --command-config) create a topic and round-trip records with the console producer and consumer;
+# alice and bob (kadmin.local addprinc -randkey, ktadd into keytabs). Karst serves a SASL_PLAINTEXT
+# listener with GSSAPI (Krb5LoginModule with its keytab) and PLAIN, and a SASL_SSL listener with
+# GSSAPI only (a PEM key store openssl makes here, its certificate naming localhost), both advertised
+# as localhost, the name in its principal. Checks: Kafka's CLI tools (the Java client, Krb5LoginModule
+# with alice's keytab, --command-config) create a topic and round-trip records with the console
+# producer and consumer, over SASL_PLAINTEXT and over SASL_SSL (trusting the CA by a PEM trust store);
 # kcat (Debian's, librdkafka with Cyrus SASL's GSSAPI plugin, kinit from the keytab) lists metadata and
-# round-trips records; kafka-python (../python's venv, its GSSAPI through the gssapi package on MIT's
+# round-trips records, over SASL_PLAINTEXT and over SASL_SSL; kafka-python (../python's venv, its GSSAPI through the gssapi package on MIT's
 # libgssapi_krb5, a ticket from kinit with alice's keytab) creates a topic and round-trips records;
 # so does confluent-kafka-python 2.0.2, built from its sdist against Debian's librdkafka 2.0.2 (the
 # wheels' bundled librdkafka has no GSSAPI: no Cyrus SASL at build time); sasl.kerberos.principal.
@@ -49,7 +51,7 @@ if [ -z "$KARST" ] && [ "$AGAINST" = karst ]; then
 fi
 
 REALM=KARST.TEST
-KDC_PORT="$(free_port)"; PORT="$(free_port)"; CONTROLLER_PORT="$(free_port)"; B="localhost:$PORT"
+KDC_PORT="$(free_port)"; PORT="$(free_port)"; SSL_PORT="$(free_port)"; CONTROLLER_PORT="$(free_port)"; B="localhost:$PORT"; B_SSL="localhost:$SSL_PORT"
 export KRB5_CONFIG="$WORK/krb5.conf" KRB5_KDC_PROFILE="$WORK/kdc.conf" KRB5CCNAME="FILE:$WORK/ccache"
 # The JVM reads no KRB5_CONFIG: tool.sh passes KAFKA_OPTS, as bin/kafka-run-class.sh does.
 export KAFKA_OPTS="-Djava.security.krb5.conf=$KRB5_CONFIG"
@@ -99,21 +101,27 @@ start_kdc() {
   done
 }
 
+# The SASL_SSL listener's PEM key store: its certificate names localhost, where the clients dial.
+make_pem_broker "$WORK/certs" DNS:localhost ca > "$WORK/certs.log" 2>&1 || { cat "$WORK/certs.log"; echo "interop-kerberos: making certificates failed"; exit 1; }
 cat > "$WORK/server.properties" <<CONF
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$CONTROLLER_PORT
-listeners=SASL_PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
-advertised.listeners=SASL_PLAINTEXT://localhost:$PORT
+listeners=SASL_PLAINTEXT://127.0.0.1:$PORT,SASL_SSL://127.0.0.1:$SSL_PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
+advertised.listeners=SASL_PLAINTEXT://localhost:$PORT,SASL_SSL://localhost:$SSL_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=SASL_PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL
 sasl.enabled.mechanisms=GSSAPI,PLAIN
 sasl.mechanism.inter.broker.protocol=PLAIN
 sasl.kerberos.service.name=kafka
 sasl.kerberos.principal.to.local.rules=RULE:[1:\$1@\$0](bob@$REALM)s/bob@.*/robert/,DEFAULT
 listener.name.sasl_plaintext.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="$WORK/kafka.keytab" principal="kafka/localhost@$REALM";
 listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";
+listener.name.sasl_ssl.sasl.enabled.mechanisms=GSSAPI
+listener.name.sasl_ssl.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="$WORK/kafka.keytab" principal="kafka/localhost@$REALM";
+ssl.keystore.type=PEM
+ssl.keystore.location=$WORK/certs/broker.pem
 log.dirs=$WORK/data
 offsets.topic.replication.factor=1
 auto.create.topics.enable=false
@@ -126,6 +134,8 @@ sasl.kerberos.service.name=kafka
 sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="$WORK/$user.keytab" principal="$user@$REALM";
 CONF
 done
+{ sed 's/^security.protocol=.*/security.protocol=SASL_SSL/' "$WORK/alice.properties"
+  printf 'ssl.truststore.type=PEM\nssl.truststore.location=%s\n' "$WORK/certs/ca.pem"; } > "$WORK/alice-ssl.properties"
 
 start_karst() {
   "$KARST" serve "$WORK/server.properties" >> "$WORK/karst.log" 2>&1 < /dev/null &
@@ -162,8 +172,21 @@ java_client_round_trips_records() {
   echo "$out"; [ "$(grep -cxE 'one|two|three' <<< "$out")" = 3 ] && logged_principal alice
 }
 
+# The same round trip over SASL_SSL: the GSSAPI tokens inside TLS, the broker's certificate
+# verified against the CA (the Java client checks that it names localhost).
+java_client_round_trips_records_over_sasl_ssl() {
+  local cfg="$WORK/alice-ssl.properties" before=0 out
+  [ "$AGAINST" = kafka ] || before=$(gssapi_logins alice SASL_SSL)
+  tool kafka-topics --bootstrap-server "$B_SSL" --command-config "$cfg" --create --topic kerberos-java-ssl --partitions 1 || return 1
+  printf 'tls1\ntls2\n' | tool kafka-console-producer --bootstrap-server "$B_SSL" --command-config "$cfg" --topic kerberos-java-ssl || return 1
+  out=$(tool kafka-console-consumer --bootstrap-server "$B_SSL" --command-config "$cfg" --topic kerberos-java-ssl \
+    --partition 0 --offset earliest --max-messages 2 --timeout-ms 30000) || return 1
+  echo "$out"; [ "$(grep -cxE 'tls1|tls2' <<< "$out")" = 2 ] || return 1
+  [ "$AGAINST" = kafka ] || [ "$(gssapi_logins alice SASL_SSL)" -gt "$before" ]
+}
+
 kcat_gssapi() { # kcat arguments...
-  timeout 60 kcat -b "$B" -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=GSSAPI -X sasl.kerberos.service.name=kafka \
+  timeout 60 kcat -b "${KCAT_BROKER:-$B}" -X security.protocol="${KCAT_PROTOCOL:-SASL_PLAINTEXT}" -X sasl.mechanisms=GSSAPI -X sasl.kerberos.service.name=kafka \
     -X sasl.kerberos.keytab="$WORK/alice.keytab" -X sasl.kerberos.principal="alice@$REALM" "$@"
 }
 
@@ -175,8 +198,18 @@ kcat_round_trips_records() {
   echo "$out"; [ "$(grep -cxE 'k1|k2' <<< "$out")" = 2 ]
 }
 
-# gssapi_logins USER: how many GSSAPI logins of USER Karst has logged.
-gssapi_logins() { grep "msg=authenticated" "$WORK/karst.log" | grep "mechanism=GSSAPI" | grep -c "principal=User:$1 "; }
+# kcat over SASL_SSL, verifying the broker's certificate against the CA.
+kcat_round_trips_records_over_sasl_ssl() {
+  local before=0 out
+  [ "$AGAINST" = kafka ] || before=$(gssapi_logins alice SASL_SSL)
+  printf 'ks1\nks2\n' | KCAT_BROKER="$B_SSL" KCAT_PROTOCOL=SASL_SSL kcat_gssapi -X ssl.ca.location="$WORK/certs/ca.pem" -P -t kerberos-java-ssl -p 0 || return 1
+  out=$(KCAT_BROKER="$B_SSL" KCAT_PROTOCOL=SASL_SSL kcat_gssapi -X ssl.ca.location="$WORK/certs/ca.pem" -C -t kerberos-java-ssl -p 0 -o 2 -c 2 -e) || return 1
+  echo "$out"; [ "$(grep -cxE 'ks1|ks2' <<< "$out")" = 2 ] || return 1
+  [ "$AGAINST" = kafka ] || [ "$(gssapi_logins alice SASL_SSL)" -gt "$before" ]
+}
+
+# gssapi_logins USER [LISTENER]: how many GSSAPI logins of USER (on LISTENER) Karst has logged.
+gssapi_logins() { grep "msg=authenticated" "$WORK/karst.log" | grep "mechanism=GSSAPI" | grep "listener=${2:-}" | grep -c "principal=User:$1 "; }
 
 kafka_python_round_trips_records() {
   local py="$ROOT/interop/python/.venv/bin/python" before=0
@@ -271,7 +304,9 @@ stale_keytab_refuses_kcat() {
 if check kdc_start start_kdc && start_broker; then
   pass "${AGAINST}_start"
   check java_client_round_trips_records java_client_round_trips_records
+  check java_client_round_trips_records_over_sasl_ssl java_client_round_trips_records_over_sasl_ssl
   check kcat_round_trips_records kcat_round_trips_records
+  check kcat_round_trips_records_over_sasl_ssl kcat_round_trips_records_over_sasl_ssl
   check kafka_python_round_trips_records kafka_python_round_trips_records
   check confluent_kafka_round_trips_records confluent_kafka_round_trips_records
   check principal_rules_map_bob_to_robert principal_rules_map_bob_to_robert

@@ -44,19 +44,7 @@ fi
 PORT="$(free_port)"; CONTROLLER_PORT="$(free_port)"; SSL_PORT="$(free_port)"; OAUTH_PORT="$(free_port)"; B="127.0.0.1:$PORT"
 # The broker's PEM key store (PKCS#8 key, then its certificate, signed by a CA made here) and a
 # second CA the clients of the refusal check trust instead.
-make_certs() {
-  local d="$WORK/certs"
-  mkdir -p "$d"
-  for ca in ca other-ca; do
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=interop-sasl-$ca" \
-      -keyout "$d/$ca.key" -out "$d/$ca.pem" || return 1
-  done
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=broker" -keyout "$d/broker.key" -out "$d/broker.csr" &&
-  printf 'subjectAltName=IP:127.0.0.1\n' > "$d/san.ext" &&
-  openssl x509 -req -in "$d/broker.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 -extfile "$d/san.ext" -out "$d/broker.crt" &&
-  openssl pkcs8 -topk8 -nocrypt -in "$d/broker.key" -out "$d/broker.pk8" &&
-  cat "$d/broker.pk8" "$d/broker.crt" > "$d/broker.pem"
-} > "$WORK/certs.log" 2>&1
+make_certs() { make_pem_broker "$WORK/certs" IP:127.0.0.1 ca other-ca; } > "$WORK/certs.log" 2>&1
 make_certs || { cat "$WORK/certs.log"; echo "interop-sasl: making certificates failed"; exit 1; }
 cat > "$WORK/server.properties" <<CONF
 process.roles=broker,controller
