@@ -128,12 +128,12 @@ func groupResetOffsets(ctx context.Context, args []string, s Streams) error {
 		return err
 	}
 	defer done()
-	described, err := adm.DescribeGroups(adm.ctx, group)
+	described, err := groupview.Describe(adm.ctx, adm.Client, group)
 	if err != nil {
 		return err
 	}
 	if d := described[group]; d.Err != nil {
-		return resultErr("describing group "+group, d.Err, d.ErrMessage)
+		return resultErr("describing group "+group, d.Err, "")
 	} else if *execute && d.State != "Empty" && d.State != "Dead" {
 		return fmt.Errorf("offsets of group %s can only be reset while it has no members, but its state is %s", group, d.State)
 	}

@@ -68,4 +68,20 @@ func TestGroupDescribeKIP848(t *testing.T) {
 	if r := row(t, list, "kip848-readers"); r[1] != "Stable" || r[2] != "consumer" || r[3] != "consumer" {
 		t.Errorf("group list row %q:\n%s", r, list)
 	}
+
+	// Kafka resets only an inactive group's offsets; the member's leave
+	// makes it Empty.
+	if errOut := c.fails(1, "group", "reset-offsets", "kip848-readers", "--all-topics", "--to-earliest", "--execute"); !strings.Contains(errOut, "its state is Stable") {
+		t.Errorf("resetting a Stable group: %s", errOut)
+	}
+	member.Close()
+	for !strings.Contains(c.ok("group", "describe", "kip848-readers"), "STATE        Empty\n") {
+		if ctx.Err() != nil {
+			t.Fatal("the group did not become Empty after its member left")
+		}
+	}
+	c.ok("group", "reset-offsets", "kip848-readers", "--all-topics", "--to-earliest", "--execute")
+	if r := row(t, c.ok("group", "describe", "kip848-readers"), "events"); strings.Join(r[:5], " ") != "events 0 0 4 4" {
+		t.Errorf("after --to-earliest: %q", r)
+	}
 }
