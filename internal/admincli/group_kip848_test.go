@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/karst-broker/karst/karsttest"
 )
 
 // TestGroupDescribeKIP848: a group of the KIP-848 consumer protocol, which
@@ -24,28 +24,8 @@ func TestGroupDescribeKIP848(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	member, err := kgo.NewClient(kgo.SeedBrokers(c.bootstrap), kgo.ConsumerGroup("kip848-readers"), kgo.ConsumeTopics("events"),
-		kgo.ServerSideBalancer(), kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.ClientID("kip848-member"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	member := karsttest.KIP848Member(ctx, t, c.bootstrap, "kip848-readers", "kip848-member", "events", 9, 0)
 	defer member.Close()
-	var first []*kgo.Record
-	for read := 0; read < 9; {
-		fetches := member.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("read %d of 9 records: %v", read, ctx.Err())
-		}
-		fetches.EachRecord(func(r *kgo.Record) {
-			read++
-			if r.Partition == 0 {
-				first = append(first, r)
-			}
-		})
-	}
-	if err := member.CommitRecords(ctx, first...); err != nil {
-		t.Fatal(err)
-	}
 
 	desc := c.ok("group", "describe", "kip848-readers")
 	for _, want := range []string{"GROUP        kip848-readers\n", "STATE        Stable\n", "MEMBERS      1\n"} {
