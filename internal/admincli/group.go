@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/karst-broker/karst/internal/groupview"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -52,24 +53,21 @@ func groupDescribe(ctx context.Context, args []string, s Streams) error {
 		return err
 	}
 	defer done()
-	lags, err := adm.Lag(adm.ctx, groups...)
+	described, err := groupview.Describe(adm.ctx, adm.Client, groups...)
 	if err != nil {
 		return err
 	}
 	fails := failures{err: s.Err}
 	first := true
 	for _, name := range groups {
-		l, ok := lags[name]
+		g := described[name]
 		switch {
-		case !ok:
-			fails.add(fmt.Errorf("group %s: no answer", name))
-			continue
-		case l.State == "Dead", errors.Is(l.Error(), kerr.GroupIDNotFound):
+		case g.State == "Dead", errors.Is(g.Err, kerr.GroupIDNotFound):
 			// Kafka before 4.0 answers Dead for a group it does not know.
 			fails.add(fmt.Errorf("group %s does not exist", name))
 			continue
-		case l.Error() != nil:
-			fails.add(resultErr("describing group "+name, l.Error(), ""))
+		case g.Err != nil:
+			fails.add(resultErr("describing group "+name, g.Err, ""))
 			continue
 		}
 		if !first {
@@ -77,18 +75,15 @@ func groupDescribe(ctx context.Context, args []string, s Streams) error {
 		}
 		first = false
 		fmt.Fprintf(s.Out, "GROUP        %s\nSTATE        %s\nPROTOCOL     %s\nMEMBERS      %d\nCOORDINATOR  %d\n\n",
-			l.Group, l.State, orDash(l.Protocol), len(l.Members), l.Coordinator.NodeID)
+			g.Name, g.State, orDash(g.Protocol), len(g.Members), g.Coordinator)
 		t := newTable(s.Out, "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "MEMBER-ID", "CLIENT-ID", "HOST")
-		for _, p := range l.Lag.Sorted() {
+		for _, p := range g.Lag {
+			// As kafka-consumer-groups --describe: no commit, no lag.
 			current, lag := "-", "-"
-			if p.Commit.At >= 0 {
-				current, lag = fmt.Sprint(p.Commit.At), fmt.Sprint(p.Lag)
+			if p.Committed >= 0 {
+				current, lag = fmt.Sprint(p.Committed), fmt.Sprint(p.Lag)
 			}
-			member, client, host := "-", "-", "-"
-			if p.Member != nil {
-				member, client, host = p.Member.MemberID, p.Member.ClientID, p.Member.ClientHost
-			}
-			t.row(p.Topic, p.Partition, current, p.End.Offset, lag, member, client, host)
+			t.row(p.Topic, p.Partition, current, p.End, lag, orDash(p.Member), orDash(p.ClientID), orDash(p.Host))
 		}
 		t.flush()
 	}
@@ -133,12 +128,12 @@ func groupResetOffsets(ctx context.Context, args []string, s Streams) error {
 		return err
 	}
 	defer done()
-	described, err := adm.DescribeGroups(adm.ctx, group)
+	described, err := groupview.Describe(adm.ctx, adm.Client, group)
 	if err != nil {
 		return err
 	}
 	if d := described[group]; d.Err != nil {
-		return resultErr("describing group "+group, d.Err, d.ErrMessage)
+		return resultErr("describing group "+group, d.Err, "")
 	} else if *execute && d.State != "Empty" && d.State != "Dead" {
 		return fmt.Errorf("offsets of group %s can only be reset while it has no members, but its state is %s", group, d.State)
 	}

@@ -40,28 +40,8 @@ func TestConsoleShowsKIP848Groups(t *testing.T) {
 			}
 		}
 	}
-	member, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumerGroup("kip848-readers"), kgo.ConsumeTopics("events"),
-		kgo.ServerSideBalancer(), kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.ClientID("kip848-member"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	member := karsttest.KIP848Member(ctx, t, b.Addr(), "kip848-readers", "kip848-member", "events", 9, 0)
 	defer member.Close()
-	var first []*kgo.Record
-	for read := 0; read < 9; {
-		fetches := member.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("read %d of 9 records: %v", read, ctx.Err())
-		}
-		fetches.EachRecord(func(r *kgo.Record) {
-			read++
-			if r.Partition == 0 {
-				first = append(first, r)
-			}
-		})
-	}
-	if err := member.CommitRecords(ctx, first...); err != nil {
-		t.Fatal(err)
-	}
 
 	base := b.ConsoleURL()
 	resp, body := get(t, ctx, http.DefaultClient, base+"/groups")
