@@ -12,13 +12,20 @@ import java.util.List;
  * The classic consumer-group checks always run (INTEROP_GROUPS=0 skips them); INTEROP_GROUPS_CONSUMER=1
  * adds the same checks with the KIP-848 "consumer" group protocol. The transaction checks run
  * always (INTEROP_TXN=0 skips them). INTEROP_METRICS_URL (a Prometheus /metrics address of the broker)
- * adds the KIP-714 telemetry check. INTEROP_SHARE=1 adds the share group check (KafkaShareConsumer).
+ * adds the KIP-714 telemetry check. INTEROP_SHARE=1 adds the share group checks (KafkaShareConsumer);
+ * INTEROP_ONLY=share runs only those.
  */
 public final class Main {
     public static void main(String[] args) {
         String bootstrap = System.getenv().getOrDefault("KARST_BOOTSTRAP", "127.0.0.1:9092");
         boolean autoCreateOff = "1".equals(System.getenv("INTEROP_AUTOCREATE_OFF"));
         Checks checks = new Checks();
+        if ("share".equals(System.getenv("INTEROP_ONLY"))) {
+            // The share checks alone, for a quick run against one broker.
+            new ShareConsumerSuite(bootstrap, checks).run();
+            System.out.println("interop-java: " + checks.passed() + " passed, " + checks.failed() + " failed");
+            System.exit(checks.failed() == 0 ? 0 : 1);
+        }
 
         new ProduceConsumeSuite(bootstrap, checks).run();
         if (autoCreateOff) {

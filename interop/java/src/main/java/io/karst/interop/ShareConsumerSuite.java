@@ -5,9 +5,12 @@ import static io.karst.interop.Main.require;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +55,201 @@ final class ShareConsumerSuite {
         String group = "interop-java-share-" + suffix;
         if (!checks.check("share_setup", () -> setup(topic, group))) return;
         checks.check("share_three_consumers_accept_once", () -> consume(topic, group));
+        checks.check("share_release_redelivered", this::releaseRedelivered);
+        checks.check("share_reject_not_redelivered", this::rejectNotRedelivered);
+        checks.check("share_poison_stops_at_delivery_limit", this::poisonStopsAtLimit);
+        checks.check("share_implicit_acknowledgement", this::implicitAcknowledgement);
+    }
+
+    private static final int SMALL = 10;
+    private static final long CHECK_DEADLINE_NS = TimeUnit.SECONDS.toNanos(60);
+
+    /** A one-partition topic and a share group reading it from the start, with extra group configs. */
+    private String[] fresh(String what, Map<String, String> groupConfigs, int records) throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String topic = "interop-java-share-" + what + "-" + suffix;
+        String group = topic;
+        try (Admin admin = Admin.create(common())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            List<AlterConfigOp> ops = new ArrayList<>();
+            ops.add(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET));
+            for (var e : groupConfigs.entrySet()) ops.add(new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET));
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), ops)).all().get(30, TimeUnit.SECONDS);
+        }
+        produce(topic, 0, records);
+        return new String[] {topic, group};
+    }
+
+    private void produce(String topic, int from, int count) {
+        Properties p = common();
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (var producer = new KafkaProducer<String, String>(p)) {
+            for (int i = from; i < from + count; i++) producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i));
+            producer.flush();
+        }
+    }
+
+    private KafkaShareConsumer<String, String> shareConsumer(String group, String name, String mode) {
+        Properties p = common();
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put("share.acknowledgement.mode", mode);
+        return new KafkaShareConsumer<>(p);
+    }
+
+    private static int count(ConsumerRecord<String, String> r) {
+        return r.deliveryCount().map(Short::intValue).orElseThrow(() -> new AssertionError(r.key() + " has no delivery count"));
+    }
+
+    private static void before(long deadline, String waitingFor) {
+        require(System.nanoTime() < deadline, "deadline passed waiting for " + waitingFor);
+    }
+
+    /**
+     * The first delivery of some records is released by one consumer, which then leaves; a second
+     * consumer of the group must get them again with delivery count 2, and the rest with count 1.
+     */
+    private void releaseRedelivered() throws Exception {
+        String[] tg = fresh("release", Map.of(), SMALL);
+        Map<String, Integer> released = new HashMap<>();
+        long deadline = System.nanoTime() + CHECK_DEADLINE_NS;
+        try (var first = shareConsumer(tg[1], "share-release-a", "explicit")) {
+            first.subscribe(List.of(tg[0]));
+            while (released.isEmpty()) {
+                before(deadline, "a first delivery");
+                for (ConsumerRecord<String, String> r : first.poll(Duration.ofMillis(500))) {
+                    require(count(r) == 1, r.key() + " first delivered with count " + count(r));
+                    released.put(r.key(), count(r));
+                    first.acknowledge(r, AcknowledgeType.RELEASE);
+                }
+            }
+            first.commitSync(Duration.ofSeconds(30));
+        }
+        Map<String, Integer> accepted = new HashMap<>();
+        try (var second = shareConsumer(tg[1], "share-release-b", "explicit")) {
+            second.subscribe(List.of(tg[0]));
+            while (accepted.size() < SMALL) {
+                before(deadline, "the released records (" + accepted.size() + " of " + SMALL + " accepted)");
+                for (ConsumerRecord<String, String> r : second.poll(Duration.ofMillis(500))) {
+                    // A record the first consumer had fetched but not yet returned from poll is released
+                    // by its close: count 1 or 2. The ones it released explicitly must say 2.
+                    require(released.containsKey(r.key()) ? count(r) == 2 : count(r) >= 1,
+                        r.key() + " delivered with count " + count(r) + " (released: " + released.containsKey(r.key()) + ")");
+                    require(accepted.put(r.key(), count(r)) == null, r.key() + " delivered again after it was accepted");
+                    second.acknowledge(r, AcknowledgeType.ACCEPT);
+                }
+                second.commitSync(Duration.ofSeconds(30));
+            }
+        }
+        System.out.println("     share: " + released.size() + " released records redelivered to another consumer with count 2");
+    }
+
+    /**
+     * Records rejected on their first delivery are archived: after the rest and a later record are
+     * accepted (the later one proves the consumer fetched past them), none came back.
+     */
+    private void rejectNotRedelivered() throws Exception {
+        String[] tg = fresh("reject", Map.of(), SMALL);
+        Set<String> rejected = new HashSet<>();
+        Map<String, Integer> seen = new HashMap<>();
+        long deadline = System.nanoTime() + CHECK_DEADLINE_NS;
+        try (var consumer = shareConsumer(tg[1], "share-reject", "explicit")) {
+            consumer.subscribe(List.of(tg[0]));
+            boolean markerSent = false;
+            while (!seen.containsKey("k" + SMALL)) {
+                before(deadline, "the records after the rejected ones");
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                    require(seen.merge(r.key(), 1, Integer::sum) == 1, r.key() + " delivered again (rejected: " + rejected.contains(r.key()) + ")");
+                    if (rejected.size() < SMALL / 2) {
+                        rejected.add(r.key());
+                        consumer.acknowledge(r, AcknowledgeType.REJECT);
+                    } else {
+                        consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                    }
+                }
+                consumer.commitSync(Duration.ofSeconds(30));
+                if (!markerSent && seen.size() == SMALL) {
+                    produce(tg[0], SMALL, 1);
+                    markerSent = true;
+                }
+            }
+        }
+        require(rejected.size() == SMALL / 2, "rejected " + rejected.size() + " records");
+        System.out.println("     share: " + rejected.size() + " rejected records not delivered again");
+    }
+
+    /**
+     * A record released on every delivery is archived at share.delivery.count.limit (the group
+     * config, set to its minimum 2): a later record is then delivered without it.
+     */
+    private void poisonStopsAtLimit() throws Exception {
+        int limit = 2;
+        String[] tg = fresh("poison", Map.of("share.delivery.count.limit", Integer.toString(limit)), 1);
+        List<Integer> poisonCounts = new ArrayList<>();
+        long deadline = System.nanoTime() + CHECK_DEADLINE_NS;
+        try (var consumer = shareConsumer(tg[1], "share-poison", "explicit")) {
+            consumer.subscribe(List.of(tg[0]));
+            boolean markerSent = false;
+            boolean markerSeen = false;
+            while (!markerSeen) {
+                before(deadline, "the record after the poison one (poison delivered " + poisonCounts + ")");
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (r.key().equals("k0")) {
+                        poisonCounts.add(count(r));
+                        consumer.acknowledge(r, AcknowledgeType.RELEASE);
+                    } else {
+                        require(count(r) == 1, r.key() + " delivered with count " + count(r));
+                        markerSeen = true;
+                        consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                    }
+                }
+                consumer.commitSync(Duration.ofSeconds(30));
+                if (!markerSent && poisonCounts.size() == limit) {
+                    produce(tg[0], 1, 1);
+                    markerSent = true;
+                }
+            }
+        }
+        require(poisonCounts.equals(List.of(1, 2)), "poison record delivered with counts " + poisonCounts + ", want [1, 2]");
+        System.out.println("     share: poison record delivered " + poisonCounts.size() + " times, then archived at limit " + limit);
+    }
+
+    /**
+     * share.acknowledgement.mode=implicit: the next poll (or commitSync) accepts what the last poll
+     * returned, so a second consumer of the group gets only a later record.
+     */
+    private void implicitAcknowledgement() throws Exception {
+        String[] tg = fresh("implicit", Map.of(), SMALL);
+        Set<String> seen = new HashSet<>();
+        long deadline = System.nanoTime() + CHECK_DEADLINE_NS;
+        try (var first = shareConsumer(tg[1], "share-implicit-a", "implicit")) {
+            first.subscribe(List.of(tg[0]));
+            while (seen.size() < SMALL) {
+                before(deadline, "the records (" + seen.size() + " of " + SMALL + ")");
+                for (ConsumerRecord<String, String> r : first.poll(Duration.ofMillis(500))) {
+                    require(count(r) == 1, r.key() + " delivered with count " + count(r));
+                    require(seen.add(r.key()), r.key() + " delivered twice");
+                }
+            }
+            first.commitSync(Duration.ofSeconds(30));
+        }
+        produce(tg[0], SMALL, 1);
+        try (var second = shareConsumer(tg[1], "share-implicit-b", "implicit")) {
+            second.subscribe(List.of(tg[0]));
+            boolean markerSeen = false;
+            while (!markerSeen) {
+                before(deadline, "the record produced after the implicit acknowledgements");
+                for (ConsumerRecord<String, String> r : second.poll(Duration.ofMillis(500))) {
+                    require(r.key().equals("k" + SMALL), r.key() + " delivered again (count " + count(r) + ") after an implicit acknowledgement");
+                    markerSeen = true;
+                }
+            }
+            second.commitSync(Duration.ofSeconds(30));
+        }
+        System.out.println("     share: " + SMALL + " records implicitly accepted, not delivered again");
     }
 
     private Properties common() {
