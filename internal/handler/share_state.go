@@ -53,6 +53,11 @@ func shareStateAnswer(req kmsg.Request, answer func(topic, partition, out reflec
 		for j := range parts.Len() {
 			p := parts.Index(j)
 			op := reflect.New(outParts.Type().Elem()).Elem()
+			// The schema's defaults (ReadShareGroupStateSummary's DeliveryCompleteCount -1)
+			// hold in every answer Kafka gives, a refused one included.
+			if d, ok := op.Addr().Interface().(interface{ Default() }); ok {
+				d.Default()
+			}
 			op.FieldByName("Partition").Set(p.FieldByName("Partition"))
 			code := answer(t, p, op)
 			op.FieldByName("ErrorCode").SetInt(int64(code))

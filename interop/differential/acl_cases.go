@@ -249,28 +249,15 @@ func groupACLCases() []aclCase {
 func shareJoinRequest(v int16, group string) *kmsg.ShareGroupHeartbeatRequest {
 	req := kmsg.NewPtrShareGroupHeartbeatRequest()
 	req.SetVersion(v)
-	req.GroupID, req.MemberID, req.SubscribedTopicNames = group, "acl-share-member", []string{dataTopic}
+	req.GroupID, req.MemberID, req.SubscribedTopicNames = group, shareMemberID, []string{dataTopic}
 	return req
 }
 
 // shareDescribeRequest makes group a share group subscribed to dataTopic (as the super user,
-// once), heartbeating until its member is assigned partitions (Kafka assigns them once their
-// share state is initialized, after the first heartbeat), and asks for it with its authorized
-// operations.
+// once) whose member is assigned partitions, and asks for it with its authorized operations.
 func shareDescribeRequest(admin *session, v int16, group string) *kmsg.ShareGroupDescribeRequest {
 	if _, ok := admin.topicIDs["share-group:"+group]; !ok {
-		req := shareJoinRequest(1, group)
-		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
-			resp, _ := admin.send(req).(*kmsg.ShareGroupHeartbeatResponse)
-			if resp == nil || resp.ErrorCode != 0 {
-				break
-			}
-			if resp.Assignment != nil && len(resp.Assignment.TopicPartitions) > 0 {
-				break
-			}
-			req.MemberEpoch, req.SubscribedTopicNames = resp.MemberEpoch, nil
-			time.Sleep(100 * time.Millisecond) // polling Kafka's initialization, with a deadline
-		}
+		awaitShareAssignment(admin, group)
 		admin.topicIDs["share-group:"+group] = [16]byte{1}
 	}
 	req := kmsg.NewPtrShareGroupDescribeRequest()
