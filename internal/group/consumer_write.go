@@ -85,23 +85,8 @@ func (g *consumerGroup) recordsTo(next *consumerGroup, ids TopicIDs, touched []s
 	if ids == nil {
 		return recs
 	}
-	targetIDs := make([]string, 0, len(next.members))
-	for id := range next.members {
-		targetIDs = append(targetIDs, id)
-	}
-	slices.Sort(targetIDs)
-	for _, id := range targetIDs {
-		t, had := g.target[id]
-		nt := next.target[id]
-		if !had && len(nt) == 0 || had && slices.Equal(partitionsOf(t), partitionsOf(nt)) {
-			continue // unchanged; an empty target is what no record means
-		}
-		recs = append(recs, Record{Key: consumerKey(keyConsumerGroupTargetMember, g.id, id),
-			Value: targetMemberValue(toTopicPartitions(nt, ids))})
-	}
-	if g.assignmentEpoch != next.assignmentEpoch {
-		recs = append(recs, Record{Key: consumerKey(keyConsumerGroupTargetMetadata, g.id), Value: targetMetadataValue(next.assignmentEpoch)})
-	}
+	recs = append(recs, targetAssignmentRecords(g.id, keyConsumerGroupTargetMember, keyConsumerGroupTargetMetadata,
+		g.target, next.target, slices.Sorted(maps.Keys(next.members)), g.assignmentEpoch, next.assignmentEpoch, ids)...)
 	for _, id := range touched {
 		m := next.members[id]
 		if m == nil {
@@ -111,6 +96,27 @@ func (g *consumerGroup) recordsTo(next *consumerGroup, ids TopicIDs, touched []s
 		if old := g.members[id]; old == nil || !bytes.Equal(v, old.currentRecord(ids).encode()) {
 			recs = append(recs, Record{Key: consumerKey(keyConsumerGroupCurrentAssignment, g.id, id), Value: v})
 		}
+	}
+	return recs
+}
+
+// targetAssignmentRecords are the records that turn a group's target
+// assignment (target at epoch) into next at nextEpoch for the members
+// named, under the group type's member and metadata record keys: shared
+// by consumer and share groups, whose targets are written alike.
+func targetAssignmentRecords(groupID string, memberKey, metadataKey int16, target, next map[string]MemberAssignment,
+	members []string, epoch, nextEpoch int32, ids TopicIDs) []Record {
+	var recs []Record
+	for _, id := range members {
+		t, had := target[id]
+		nt := next[id]
+		if !had && len(nt) == 0 || had && slices.Equal(partitionsOf(t), partitionsOf(nt)) {
+			continue // unchanged; an empty target is what no record means
+		}
+		recs = append(recs, Record{Key: consumerKey(memberKey, groupID, id), Value: targetMemberValue(toTopicPartitions(nt, ids))})
+	}
+	if epoch != nextEpoch {
+		recs = append(recs, Record{Key: consumerKey(metadataKey, groupID), Value: targetMetadataValue(nextEpoch)})
 	}
 	return recs
 }

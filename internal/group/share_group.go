@@ -603,19 +603,8 @@ func (g *shareGroup) recordsTo(next *shareGroup, ids TopicIDs, touched []string)
 	if v, ok := next.stateValue(g.initialized, ids); ok {
 		recs = append(recs, Record{Key: consumerKey(keyShareGroupStatePartitionMetadata, g.id), Value: v})
 	}
-	memberIDs := slices.Sorted(maps.Keys(next.members))
-	for _, id := range memberIDs {
-		t, had := g.target[id]
-		nt := next.target[id]
-		if !had && len(nt) == 0 || had && slices.Equal(partitionsOf(t), partitionsOf(nt)) {
-			continue
-		}
-		recs = append(recs, Record{Key: consumerKey(keyShareGroupTargetMember, g.id, id),
-			Value: targetMemberValue(toTopicPartitions(nt, ids))})
-	}
-	if g.assignmentEpoch != next.assignmentEpoch {
-		recs = append(recs, Record{Key: consumerKey(keyShareGroupTargetMetadata, g.id), Value: targetMetadataValue(next.assignmentEpoch)})
-	}
+	recs = append(recs, targetAssignmentRecords(g.id, keyShareGroupTargetMember, keyShareGroupTargetMetadata,
+		g.target, next.target, slices.Sorted(maps.Keys(next.members)), g.assignmentEpoch, next.assignmentEpoch, ids)...)
 	for _, id := range touched {
 		m := next.members[id]
 		if m == nil {
