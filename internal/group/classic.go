@@ -18,6 +18,9 @@ type classicGroup struct {
 	// topic deleted): what a request still holding it writes must not
 	// land in the partition loaded since, whose groups are others.
 	resigned atomic.Bool
+	// shard is the partition's state that holds the group; guarded by
+	// c.mu (group_shard.go).
+	shard *groupShard
 
 	id         string
 	state      State

@@ -9,15 +9,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// consumerGroups is the coordinator's KIP-848 groups; the map is guarded
-// by Coordinator.mu, each group by its holder's lock.
+// consumerGroups is the settings of the coordinator's KIP-848 groups,
+// guarded by Coordinator.mu; the groups are their shards'.
 type consumerGroups struct {
 	cfg    ConsumerConfig
 	cfgSet bool
 	// perGroup, if set, applies a group's own configs (see
 	// SetConsumerGroupConfigs).
 	perGroup func(groupID string, broker ConsumerConfig) ConsumerConfig
-	groups   map[string]*consumerGroup
 }
 
 // SetConsumerConfig sets the group.consumer.* settings; call it before
@@ -58,18 +57,19 @@ func (c *Coordinator) consumerConfig(groupID string) ConsumerConfig {
 func (c *Coordinator) consumerGroupOf(holder *classicGroup, create bool) *consumerGroup {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g := c.consumer.groups[holder.id]
+	s := holder.shard
+	if s == nil {
+		return nil
+	}
+	g := s.consumer[holder.id]
 	if g != nil && g.holder != holder {
 		// The classic group was deleted and created anew.
 		g = nil
-		delete(c.consumer.groups, holder.id)
+		delete(s.consumer, holder.id)
 	}
 	if g == nil && create {
-		if c.consumer.groups == nil {
-			c.consumer.groups = map[string]*consumerGroup{}
-		}
 		g = newConsumerGroup(holder)
-		c.consumer.groups[holder.id] = g
+		s.consumer[holder.id] = g
 	}
 	return g
 }
@@ -79,10 +79,9 @@ func (c *Coordinator) consumerGroupOf(holder *classicGroup, create bool) *consum
 func (c *Coordinator) setConsumerGroup(holder *classicGroup, g *consumerGroup) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.consumer.groups == nil {
-		c.consumer.groups = map[string]*consumerGroup{}
+	if holder.shard != nil {
+		holder.shard.consumer[holder.id] = g
 	}
-	c.consumer.groups[holder.id] = g
 }
 
 // activeConsumerGroup returns the consumer group with members for the

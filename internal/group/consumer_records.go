@@ -15,7 +15,7 @@ import (
 // without a rebalance. As in Kafka, every member's session timer starts
 // again at load, and so does the rebalance timer of members that still
 // have partitions to revoke.
-func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) (groupID string, ok bool) {
+func (c *Coordinator) loadConsumerRecord(s *groupShard, key, value []byte, now time.Time) (groupID string, ok bool) {
 	rec, ok, err := decodeConsumerRecord(key, value)
 	if !ok {
 		return "", false
@@ -27,7 +27,7 @@ func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) (grou
 	if rec.Type == keyConsumerGroupPartitionMetadata {
 		return "", true // the partition counts come from the topics themselves
 	}
-	holder := c.group(rec.Group, !rec.Tombstone)
+	holder, _ := c.shardGroup(s, rec.Group, !rec.Tombstone)
 	if holder == nil {
 		return "", true // a tombstone of a group already gone
 	}
@@ -52,11 +52,8 @@ func (c *Coordinator) loadConsumerRecord(key, value []byte, now time.Time) (grou
 
 // adoptLoadedConsumers makes each loaded group's live KIP-848 state its
 // durable view, as replayed by the load.
-func (c *Coordinator) adoptLoadedConsumers(owns func(groupID string) bool) {
-	for _, g := range c.snapshot() {
-		if !owns(g.id) {
-			continue
-		}
+func (c *Coordinator) adoptLoadedConsumers(loaded []*classicGroup) {
+	for _, g := range loaded {
 		g.mu.Lock()
 		if g.durableConsumer != nil {
 			c.setConsumerGroup(g, g.durableConsumer.clone())

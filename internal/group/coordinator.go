@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 
 	"github.com/karst-broker/karst/internal/coordinator"
@@ -22,11 +21,14 @@ type Coordinator struct {
 	// newUUID makes the random part of member ids.
 	newUUID func() string
 
-	mu     sync.RWMutex
-	groups map[string]*classicGroup
-	// consumer holds the KIP-848 groups (consumer_coordinator.go).
+	mu sync.RWMutex
+	// shards are the groups of each __consumer_offsets partition, which
+	// group ids hash to over shardsOf partitions (group_shard.go).
+	shards   map[int32]*groupShard
+	shardsOf int32
+	// consumer holds the KIP-848 groups' settings (consumer_coordinator.go).
 	consumer consumerGroups
-	// share holds the share groups (share_group.go).
+	// share holds the share groups' settings (share_group.go).
 	share shareGroups
 	// offsetState is the open transactions' index and the expiry
 	// schedule (txn_offsets.go, expiry.go).
@@ -57,7 +59,7 @@ type Options struct {
 // New returns a coordinator with no groups; Load fills it from a Store.
 func New(cfg Config, opts Options) *Coordinator {
 	c := &Coordinator{cfg: cfg, clock: opts.Clock, store: opts.Store, logger: opts.Logger,
-		topicsView: opts.Topics, newUUID: randomUUID, groups: map[string]*classicGroup{}}
+		topicsView: opts.Topics, newUUID: randomUUID, shards: map[int32]*groupShard{}}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
@@ -88,46 +90,28 @@ func (c *Coordinator) group(id string, create bool) *classicGroup {
 
 // groupCreated is group, and reports whether this call created it.
 func (c *Coordinator) groupCreated(id string, create bool) (g *classicGroup, created bool) {
-	c.mu.RLock()
-	g = c.groups[id]
-	c.mu.RUnlock()
-	if g != nil || !create {
-		return g, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if g = c.groups[id]; g == nil {
-		g, created = newClassicGroup(c, id, c.clock.Now()), true
-		c.groups[id] = g
-	}
-	return g, created
+	return c.shardGroup(nil, id, create)
 }
 
-// snapshot lists the groups, ordered by id.
+// snapshot lists the groups of every shard, ordered by id.
 func (c *Coordinator) snapshot() []*classicGroup {
 	c.mu.RLock()
-	out := make([]*classicGroup, 0, len(c.groups))
-	for _, g := range c.groups {
-		out = append(out, g)
+	var out []*classicGroup
+	for _, s := range c.shards {
+		for _, g := range s.groups {
+			out = append(out, g)
+		}
 	}
 	c.mu.RUnlock()
-	slices.SortFunc(out, func(a, b *classicGroup) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
+	sortGroups(out)
 	return out
 }
 
-// drop removes a Dead group from the map; the caller holds g.mu.
+// drop removes a Dead group from its shard; the caller holds g.mu.
 func (c *Coordinator) drop(g *classicGroup) {
 	c.mu.Lock()
-	if c.groups[g.id] == g {
-		delete(c.groups, g.id)
+	if s := g.shard; s != nil && s.groups[g.id] == g {
+		delete(s.groups, g.id)
 	}
 	c.mu.Unlock()
 }

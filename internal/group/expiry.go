@@ -64,19 +64,16 @@ func (c *Coordinator) expiryInterval() time.Duration {
 
 // expireOffsets looks at every group once.
 func (c *Coordinator) expireOffsets(now time.Time) {
-	c.expireOffsetsOf(now, func(string) bool { return true })
+	c.expireOffsetsOf(now, c.snapshot())
 }
 
-// expireOffsetsOf looks once at every group that owns says is its.
-func (c *Coordinator) expireOffsetsOf(now time.Time, owns func(groupID string) bool) {
+// expireOffsetsOf looks once at each of groups.
+func (c *Coordinator) expireOffsetsOf(now time.Time, groups []*classicGroup) {
 	retention := c.cfg.OffsetsRetention
 	if retention <= 0 {
 		retention = DefaultConfig().OffsetsRetention
 	}
-	for _, g := range c.snapshot() {
-		if !owns(g.id) {
-			continue
-		}
+	for _, g := range groups {
 		g.mu.Lock()
 		g.expire(now, retention)
 		g.mu.Unlock()
@@ -195,8 +192,8 @@ func (g *classicGroup) groupTombstones(cg *consumerGroup) []Record {
 // group; the caller holds g.mu.
 func (c *Coordinator) dropConsumerGroup(g *classicGroup) {
 	c.mu.Lock()
-	if cg := c.consumer.groups[g.id]; cg != nil && cg.holder == g {
-		delete(c.consumer.groups, g.id)
+	if s := g.shard; s != nil && s.consumer[g.id] != nil && s.consumer[g.id].holder == g {
+		delete(s.consumer, g.id)
 	}
 	c.mu.Unlock()
 }

@@ -27,20 +27,20 @@ type StoredRecord struct {
 // finishLoad.
 type partitionLoad struct {
 	now time.Time
+	// shard receives the partition's groups, and is installed (served)
+	// when the load ends; partitions is the topic's partition count.
+	shard      *groupShard
+	partitions int32
 	// open is the groups each producer has pending offsets in since its
 	// last marker in the partition.
 	open map[int64]map[string]struct{}
-	// groups are the ids the replay brought back: what finishLoad
-	// settles, and nothing else (a live group of another load is not
-	// its business).
-	groups map[string]struct{}
 	// producers wrote transactional offsets in the partition.
 	producers map[int64]struct{}
 	skipped   int
 }
 
-func newPartitionLoad(now time.Time) *partitionLoad {
-	return &partitionLoad{now: now, open: map[int64]map[string]struct{}{}, groups: map[string]struct{}{},
+func newPartitionLoad(now time.Time, partition, partitions int32) *partitionLoad {
+	return &partitionLoad{now: now, shard: newGroupShard(partition), partitions: partitions, open: map[int64]map[string]struct{}{},
 		producers: map[int64]struct{}{}}
 }
 
@@ -55,17 +55,14 @@ func newPartitionLoad(now time.Time) *partitionLoad {
 // skipped, so one bad record cannot keep the broker from starting.
 func (c *Coordinator) replayStored(l *partitionLoad, sr StoredRecord) {
 	if sr.Marker {
-		c.loadMarker(l.open, sr)
+		c.loadMarker(l, sr)
 		return
 	}
-	id, ok := c.loadConsumerRecord(sr.Key, sr.Value, l.now)
+	_, ok := c.loadConsumerRecord(l.shard, sr.Key, sr.Value, l.now)
 	if !ok {
-		id, ok = c.loadShareRecord(sr.Key, sr.Value, l.now)
+		_, ok = c.loadShareRecord(l.shard, sr.Key, sr.Value, l.now)
 	}
 	if ok {
-		if id != "" {
-			l.groups[id] = struct{}{}
-		}
 		return
 	}
 	d, err := decodeRecord(sr.Key, sr.Value)
@@ -76,9 +73,8 @@ func (c *Coordinator) replayStored(l *partitionLoad, sr StoredRecord) {
 	if d.kind != keyOffsetCommit && d.kind != keyGroupMetadata {
 		return
 	}
-	l.groups[d.group] = struct{}{}
 	if d.kind == keyOffsetCommit && d.offset != nil && sr.ProducerID >= 0 {
-		c.apply(d, &txnProducer{id: sr.ProducerID, epoch: sr.ProducerEpoch}, l.now)
+		c.apply(l.shard, d, &txnProducer{id: sr.ProducerID, epoch: sr.ProducerEpoch}, l.now)
 		l.producers[sr.ProducerID] = struct{}{}
 		if l.open[sr.ProducerID] == nil {
 			l.open[sr.ProducerID] = map[string]struct{}{}
@@ -86,55 +82,56 @@ func (c *Coordinator) replayStored(l *partitionLoad, sr StoredRecord) {
 		l.open[sr.ProducerID][d.group] = struct{}{}
 		return
 	}
-	c.apply(d, nil, l.now)
+	c.apply(l.shard, d, nil, l.now)
 }
 
-// finishLoad settles the groups a partition's replay brought back: one
-// whose last record was a tombstone and has no offsets left is gone,
-// the transactions left open are indexed, KIP-848 groups are served from their
-// records and classic members' sessions start.
+// finishLoad serves the shard a partition's replay filled and settles
+// its groups: one whose last record was a tombstone and has no offsets
+// left is gone, the transactions left open are indexed, KIP-848 groups
+// are served from their records and classic members' sessions start.
 func (c *Coordinator) finishLoad(l *partitionLoad) {
-	owns := func(id string) bool { _, ok := l.groups[id]; return ok }
 	c.mu.Lock()
-	for id := range l.groups {
-		g := c.groups[id]
+	for id, g := range l.shard.groups {
 		switch {
-		case g == nil || g.state != Dead:
+		case g.state != Dead:
 		case len(g.txn.pending) == 0:
-			delete(c.groups, id)
+			delete(l.shard.groups, id)
 		default:
 			g.state = Empty // kept for its open transactions
 		}
 	}
+	loaded := make([]*classicGroup, 0, len(l.shard.groups))
+	for _, g := range l.shard.groups {
+		loaded = append(loaded, g)
+	}
 	c.mu.Unlock()
-	for id := range l.groups {
-		g := c.group(id, false)
-		if g == nil {
-			continue
-		}
+	sortGroups(loaded)
+	c.install(l.shard, l.partitions)
+	for _, g := range loaded {
 		g.mu.Lock()
 		for pid := range l.producers {
 			// The index holds the transactions the markers replayed
 			// left open, and only those.
 			if g.txn.pending[pid] != nil {
-				c.indexTxn(pid, id)
+				c.indexTxn(pid, g.id)
 			} else {
-				c.unindexTxn(pid, id)
+				c.unindexTxn(pid, g.id)
 			}
 		}
 		g.mu.Unlock()
 	}
-	c.adoptLoadedConsumers(owns)
-	c.startLoadedSessions(owns)
+	c.adoptLoadedConsumers(loaded)
+	c.startLoadedSessions(loaded)
 }
 
 // loadMarker replays a transaction marker: it ends the producer's
 // transaction in the groups of its partition.
-func (c *Coordinator) loadMarker(open map[int64]map[string]struct{}, sr StoredRecord) {
+func (c *Coordinator) loadMarker(l *partitionLoad, sr StoredRecord) {
+	open := l.open
 	groups := open[sr.ProducerID]
 	delete(open, sr.ProducerID)
 	for id := range groups {
-		g := c.group(id, false)
+		g, _ := c.shardGroup(l.shard, id, false)
 		if g == nil {
 			continue
 		}
@@ -152,8 +149,8 @@ func (c *Coordinator) loadMarker(open map[int64]map[string]struct{}, sr StoredRe
 // apply replays one offset or classic group metadata record at load,
 // through replay, the function that replays every durable write; at load
 // the live classic group is what its durable record says.
-func (c *Coordinator) apply(d decoded, txn *txnProducer, now time.Time) {
-	g := c.group(d.group, true)
+func (c *Coordinator) apply(s *groupShard, d decoded, txn *txnProducer, now time.Time) {
+	g, _ := c.shardGroup(s, d.group, true)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if d.kind == keyOffsetCommit && g.state == Dead {

@@ -93,12 +93,9 @@ func loadedMember(vm *kmsg.GroupMetadataValueMember, protocolType, protocol stri
 // expires after its session timeout and the group rebalances without it.
 // A group over group.max.size (the setting may have changed) rebalances
 // at once, as in Kafka.
-func (c *Coordinator) startLoadedSessions(owns func(groupID string) bool) {
+func (c *Coordinator) startLoadedSessions(loaded []*classicGroup) {
 	now := c.clock.Now()
-	for _, g := range c.snapshot() {
-		if !owns(g.id) {
-			continue
-		}
+	for _, g := range loaded {
 		g.mu.Lock()
 		for _, m := range g.members {
 			m.deadline = now.Add(m.sessionTimeout)

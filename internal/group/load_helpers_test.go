@@ -16,7 +16,7 @@ func (c *Coordinator) Load(r Replayer) (skipped int, err error) {
 	err = r.Replay(func(sr StoredRecord) error {
 		l := loads[sr.Partition]
 		if l == nil {
-			l = newPartitionLoad(now)
+			l = newPartitionLoad(now, 0, 0)
 			loads[sr.Partition] = l
 			order = append(order, sr.Partition)
 		}

@@ -69,11 +69,8 @@ func (c *Coordinator) takeOffline(failed []*PartitionLoadError) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.offline = off
-	for id := range c.groups {
-		if off.Holds(id) {
-			delete(c.groups, id)
-			delete(c.consumer.groups, id)
-		}
+	for _, f := range failed {
+		c.take(f.Partition, f.Partitions)
 	}
 }
 

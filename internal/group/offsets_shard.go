@@ -21,9 +21,9 @@ import (
 // coordinator's one replay (replayStored), and unloads it (its groups
 // resigned, NOT_COORDINATOR until it is loaded again).
 //
-// The groups' state still lives in the Coordinator, each group under its
-// own lock, and a group replays its own writes once they are durable
-// (catchUp), so a shard replays only at load.
+// A shard's groups and offsets are its groupShard, which its load fills
+// and its unload drops; each group has its own lock, and replays its own
+// writes once they are durable (catchUp), so a shard replays only at load.
 type OffsetsTopic struct {
 	meta *metadata.Store
 	logs OffsetsLogs
@@ -67,7 +67,8 @@ func (o *OffsetsTopic) attach(c *Coordinator) {
 	// coordinator's clock, which their deadlines are set in.
 	o.rt = coordinator.New(coordinator.Options[*offsetsShard]{Logs: o.logs, Logger: c.logger, Clock: runtimeClock(c.clock),
 		NewShard: func(ctx *coordinator.Context) *offsetsShard {
-			return &offsetsShard{c: c, ctx: ctx, partitions: o.logs.Partitions(), load: newPartitionLoad(c.clock.Now())}
+			l := newPartitionLoad(c.clock.Now(), ctx.Partition(), o.logs.Partitions())
+			return &offsetsShard{c: c, ctx: ctx, partitions: l.partitions, load: l, groups: l.shard}
 		}})
 }
 
@@ -248,6 +249,9 @@ type offsetsShard struct {
 	// partitions is the topic's partition count when the shard was made,
 	// which its group ids hash over.
 	partitions int32
+	// groups is the partition's groups and offsets, filled by the
+	// replay and served from OnLoaded until the unload drops them.
+	groups *groupShard
 	// load is the replay at load; nil once the partition is loaded.
 	load    *partitionLoad
 	skipped int
@@ -276,7 +280,7 @@ func (s *offsetsShard) OnLoaded() {
 	s.ctx.Defer(func() {
 		s.c.finishLoad(l)
 		s.c.clearResigned(p, s.partitions)
-		s.c.logger.Info("loaded a partition of the group coordinator", "partition", p, "groups", len(l.groups), "skipped", l.skipped)
+		s.c.logger.Info("loaded a partition of the group coordinator", "partition", p, "groups", len(s.c.groupsOf(s.groups)), "skipped", l.skipped)
 	})
 }
 
@@ -288,12 +292,11 @@ const expiryKey = "expire-group-metadata"
 // groups, and then again every interval, as Kafka's shard schedules its
 // cleanupGroupMetadata; the caller holds the shard's lock.
 func (s *offsetsShard) scheduleExpiry() {
-	p, n := s.ctx.Partition(), s.partitions
 	s.ctx.Schedule(expiryKey, s.c.expiryInterval(), func() ([]coordinator.Record, error) {
 		s.scheduleExpiry()
 		// The groups' locks come before the shard's.
 		s.ctx.Defer(func() {
-			s.c.expireOffsetsOf(s.c.clock.Now(), func(id string) bool { return PartitionFor(id, n) == p })
+			s.c.expireOffsetsOf(s.c.clock.Now(), s.c.groupsOf(s.groups))
 		})
 		return nil, nil
 	})

@@ -13,15 +13,9 @@ func (c *Coordinator) resign(partition, partitions int32) map[string]*classicGro
 		c.unloaded = map[int32]bool{}
 	}
 	c.unloaded[partition], c.unloadedOf = true, partitions
-	gone := map[string]*classicGroup{}
-	for id, g := range c.groups {
-		if PartitionFor(id, partitions) == partition {
-			g.resigned.Store(true)
-			gone[id] = g
-			delete(c.groups, id)
-			delete(c.consumer.groups, id)
-			delete(c.share.groups, id)
-		}
+	gone := c.take(partition, partitions)
+	for _, g := range gone {
+		g.resigned.Store(true)
 	}
 	return gone
 }

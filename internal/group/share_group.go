@@ -93,7 +93,6 @@ type shareGroups struct {
 	// perGroup, if set, applies a group's own configs
 	// (share.session.timeout.ms, share.heartbeat.interval.ms).
 	perGroup func(groupID string, broker ShareConfig) ShareConfig
-	groups   map[string]*shareGroup
 }
 
 type shareGroup struct {
@@ -179,17 +178,18 @@ func (c *Coordinator) shareConfig(groupID string) (ShareConfig, func(group, memb
 func (c *Coordinator) shareGroupOf(holder *classicGroup, create bool) *shareGroup {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g := c.share.groups[holder.id]
+	s := holder.shard
+	if s == nil {
+		return nil
+	}
+	g := s.share[holder.id]
 	if g != nil && g.holder != holder {
 		g = nil
-		delete(c.share.groups, holder.id)
+		delete(s.share, holder.id)
 	}
 	if g == nil && create {
-		if c.share.groups == nil {
-			c.share.groups = map[string]*shareGroup{}
-		}
 		g = newShareGroup(holder)
-		c.share.groups[holder.id] = g
+		s.share[holder.id] = g
 	}
 	return g
 }
@@ -202,8 +202,8 @@ func (c *Coordinator) isShareGroup(holder *classicGroup) bool {
 
 func (c *Coordinator) dropShareGroup(holder *classicGroup) {
 	c.mu.Lock()
-	if g := c.share.groups[holder.id]; g != nil && g.holder == holder {
-		delete(c.share.groups, holder.id)
+	if s := holder.shard; s != nil && s.share[holder.id] != nil && s.share[holder.id].holder == holder {
+		delete(s.share, holder.id)
 	}
 	c.mu.Unlock()
 }
@@ -506,7 +506,10 @@ func (g *shareGroup) armReplayed() {
 // lapsed and releases the records they held.
 func (c *Coordinator) fireShareTimer(id string) {
 	c.mu.RLock()
-	g := c.share.groups[id]
+	var g *shareGroup
+	if s := c.shardOf(id); s != nil {
+		g = s.share[id]
+	}
 	release := c.share.release
 	c.mu.RUnlock()
 	if g == nil {
@@ -734,7 +737,7 @@ func (g *shareGroup) tombstones() []Record {
 // reports whether it was one. The group comes back with its members,
 // their epochs and assignments and the target, and every member's
 // session starts again at load, as in Kafka.
-func (c *Coordinator) loadShareRecord(key, value []byte, now time.Time) (groupID string, ok bool) {
+func (c *Coordinator) loadShareRecord(s *groupShard, key, value []byte, now time.Time) (groupID string, ok bool) {
 	rec, ok, err := decodeShareRecord(key, value)
 	if !ok {
 		return "", false
@@ -743,7 +746,7 @@ func (c *Coordinator) loadShareRecord(key, value []byte, now time.Time) (groupID
 		c.logger.Warn("skipping a malformed share group record", "type", rec.Type, "group", rec.Group)
 		return "", true
 	}
-	holder := c.group(rec.Group, !rec.Tombstone)
+	holder, _ := c.shardGroup(s, rec.Group, !rec.Tombstone)
 	if holder == nil {
 		return "", true
 	}

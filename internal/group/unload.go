@@ -15,13 +15,14 @@ import "github.com/twmb/franz-go/pkg/kerr"
 // Kafka.
 func (c *Coordinator) Unload() {
 	c.mu.Lock()
-	groups := c.groups
-	for _, g := range groups {
-		g.resigned.Store(true)
+	groups := map[string]*classicGroup{}
+	for _, s := range c.shards {
+		for id, g := range s.groups {
+			g.resigned.Store(true)
+			groups[id] = g
+		}
 	}
-	c.groups = map[string]*classicGroup{}
-	c.consumer.groups = nil
-	c.share.groups = nil
+	c.shards, c.shardsOf = map[int32]*groupShard{}, 0
 	c.offline = nil // the partitions that failed to load are gone too
 	c.unloaded = nil
 	c.mu.Unlock()
