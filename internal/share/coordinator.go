@@ -126,11 +126,7 @@ func (c *Coordinator) shardOf(k Key) (int32, error) {
 	p := c.PartitionFor(k)
 	if !c.rt.Loaded(p) {
 		if err := c.Load(); err != nil && !c.rt.Loaded(p) {
-			// Retriable, as Kafka's persister answers while a partition of
-			// its share coordinator is not loaded: a request racing the
-			// creation of __share_group_state sees the topic an instant
-			// before its logs are open.
-			return p, fmt.Errorf("%w: %w", coordinator.ErrNotCoordinator, err)
+			return p, err
 		}
 	}
 	return p, nil
