@@ -7,16 +7,18 @@ import (
 )
 
 // internalTopicCreation serialises EnsureInternalTopic, so two coordinators'
-// first requests do not both try to create a topic.
+// first requests do not both try to create a topic, and none returns
+// before the topic's logs are open.
 var internalTopicCreation sync.Mutex
 
 // EnsureInternalTopic creates a coordinator's compacted internal topic
 // (__consumer_offsets, __transaction_state) on first use, as Kafka does,
 // unless it exists. segmentBytes <= 0 keeps the default segment size.
 func (s *Store) EnsureInternalTopic(name string, partitions int32, compressionType string, segmentBytes int32) error {
-	if _, ok := s.Image().Topic(name); ok {
-		return nil
-	}
+	// Checked under the lock only: a commit publishes the new image before
+	// its OnCommit opens the topic's logs, so a caller that saw the topic
+	// while another was creating it could use logs not open yet; the
+	// creator holds the lock until CreateTopic returns, logs open.
 	internalTopicCreation.Lock()
 	defer internalTopicCreation.Unlock()
 	if _, ok := s.Image().Topic(name); ok {

@@ -8,6 +8,8 @@
 # transaction checks (INTEROP_TXN=0 skips them) copy records with Kafka's
 # TransactionalMessageCopier, hold a transaction open with TxnHold.java (a single-file Java program on
 # Kafka's client jars) and inspect both with kafka-transactions list / describe / describe-producers.
+# The share group checks (INTEROP_SHARE=0 skips them) read a topic with kafka-console-share-consumer:
+# released records come back with delivery count 2, accepted ones do not.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 TOOL="$HERE/../kafka/tool.sh"
@@ -24,6 +26,7 @@ TXH="interop-cli-txn-held-$SUFFIX"    # 1 partition: an open transaction's recor
 TXC="interop-cli-txn-copier-$SUFFIX"  # the copier's transactional id and group
 TXHID="interop-cli-txn-held-$SUFFIX"  # TxnHold's transactional id
 TA="interop-cli-admin-$SUFFIX"        # 2 partitions: leader election, reassignment, log dirs
+TS="interop-cli-share-$SUFFIX"        # 2 partitions: kafka-console-share-consumer, share group TS
 source "$HERE/../kafka/common.sh" # KAFKA_LIB: the jars of Kafka $KAFKA_VERSION (default 4.4.0)
 WORK="$(mktemp -d /tmp/interop-cli.XXXXXX)"
 HOLD_PID=""
@@ -189,6 +192,37 @@ groups_delete() {
   tool kafka-consumer-groups --bootstrap-server "$B" --delete --group "$G" || return 1
   local out; out=$(tool kafka-consumer-groups --bootstrap-server "$B" --list) || return 1
   echo "$out"; ! grep -qx "$G" <<< "$out"
+}
+
+# ---- share groups (KIP-932): kafka-console-share-consumer reads TS as share group TS (its
+# share.auto.offset.reset=earliest set with kafka-configs) and releases the 6 records; the next run
+# gets them again with delivery count 2 and accepts them; a record produced after that is the only
+# one a third run reads.
+share_console() { # ARGS...: prints Delivery:COUNT:KEY:VALUE per record
+  tool kafka-console-share-consumer --bootstrap-server "$B" --topic "$TS" --group "$TS" --timeout-ms 30000 \
+    --formatter-property print.key=true --formatter-property print.delivery=true --formatter-property key.separator=: "$@"
+}
+share_values() { # FROM TO COUNT: the lines share_console prints for records kFROM..kTO, sorted
+  seq "$1" "$2" | sed "s/.*/Delivery:$3:k&:v&/" | sort
+}
+share_console_release() {
+  tool kafka-topics --bootstrap-server "$B" --create --topic "$TS" --partitions 2 --replication-factor 1 || return 1
+  tool kafka-configs --bootstrap-server "$B" --alter --entity-type groups --entity-name "$TS" \
+    --add-config share.auto.offset.reset=earliest || return 1
+  seq 1 6 | sed 's/.*/k&:v&/' | tool kafka-console-producer --bootstrap-server "$B" --topic "$TS" \
+    --reader-property parse.key=true --reader-property key.separator=: --sync || return 1
+  local got; got=$(share_console --max-messages 6 --release) || return 1
+  expect_eq "$(sort <<< "$got")" "$(share_values 1 6 1)"
+}
+share_console_redelivered_accept() {
+  local got; got=$(share_console --max-messages 6) || return 1
+  expect_eq "$(sort <<< "$got")" "$(share_values 1 6 2)"
+}
+share_console_after_accept() {
+  printf 'k7:v7\n' | tool kafka-console-producer --bootstrap-server "$B" --topic "$TS" \
+    --reader-property parse.key=true --reader-property key.separator=: --sync || return 1
+  local got; got=$(share_console --max-messages 1) || return 1
+  expect_eq "$got" "Delivery:1:k7:v7"
 }
 
 # ---- transactions: TransactionalMessageCopier copies 10 records in transactions of 3 (consume-
@@ -523,6 +557,14 @@ if [ "${INTEROP_GROUPS:-1}" != 0 ]; then
   fi
 else
   echo "SKIP groups_* (INTEROP_GROUPS=0)"
+fi
+if [ "${INTEROP_SHARE:-1}" != 0 ]; then
+  if check share_console_release share_console_release; then
+    check share_console_redelivered_accept share_console_redelivered_accept &&
+      check share_console_after_accept share_console_after_accept
+  fi
+else
+  echo "SKIP share_* (INTEROP_SHARE=0)"
 fi
 if [ "${INTEROP_TXN:-1}" != 0 ]; then
   if check txn_copier_read_committed txn_copier && check txn_hold_open txn_hold_open; then

@@ -9,6 +9,7 @@ case "$TOOL" in
   kafka-topics)              MAIN=org.apache.kafka.tools.TopicCommand ;;
   kafka-console-producer)    MAIN=org.apache.kafka.tools.ConsoleProducer ;;
   kafka-console-consumer)    MAIN=org.apache.kafka.tools.consumer.ConsoleConsumer ;;
+  kafka-console-share-consumer) MAIN=org.apache.kafka.tools.consumer.ConsoleShareConsumer ;;
   kafka-configs) # moved from the Scala core to kafka-tools after 4.1
     case "$KAFKA_VERSION" in 3.* | 4.0.* | 4.1.*) MAIN=kafka.admin.ConfigCommand ;; *) MAIN=org.apache.kafka.tools.ConfigCommand ;; esac ;;
   kafka-get-offsets)         MAIN=org.apache.kafka.tools.GetOffsetShell ;;

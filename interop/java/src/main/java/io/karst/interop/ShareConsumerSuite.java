@@ -2,6 +2,10 @@ package io.karst.interop;
 
 import static io.karst.interop.Main.require;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,6 +16,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,7 +42,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Share groups (KIP-932; INTEROP_SHARE=1): three KafkaShareConsumers of one share group on a topic of
  * six partitions, explicit acknowledgement, each record accepted once. The group reads from the
  * start (share.auto.offset.reset=earliest, a GROUP config set with AdminClient). Every record must
- * be delivered, and none accepted twice.
+ * be delivered, and none accepted twice. Then, each on a topic of its own: released records come back,
+ * rejected ones do not, a poison record stops at the delivery limit, implicit acknowledgement, the
+ * records of a consumer killed (SIGKILL, a JVM of its own) come back, and those of a frozen one
+ * (SIGSTOP) come back once their acquisition locks expire.
  */
 final class ShareConsumerSuite {
     private static final int RECORDS = 600;
@@ -59,6 +68,8 @@ final class ShareConsumerSuite {
         checks.check("share_reject_not_redelivered", this::rejectNotRedelivered);
         checks.check("share_poison_stops_at_delivery_limit", this::poisonStopsAtLimit);
         checks.check("share_implicit_acknowledgement", this::implicitAcknowledgement);
+        checks.check("share_killed_consumer_redelivered", this::killedConsumerRedelivered);
+        checks.check("share_frozen_consumer_redelivered_after_lock", this::frozenConsumerRedeliveredAfterLock);
     }
 
     private static final int SMALL = 10;
@@ -250,6 +261,108 @@ final class ShareConsumerSuite {
             second.commitSync(Duration.ofSeconds(30));
         }
         System.out.println("     share: " + SMALL + " records implicitly accepted, not delivered again");
+    }
+
+    /** A ShareHolder process of group tg[1] on topic tg[0], once it holds records. */
+    private record Holder(Process process, Set<String> held, long started) {}
+
+    private Holder startHolder(String[] tg) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        long started = System.nanoTime();
+        Process process = new ProcessBuilder(java, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error",
+            "-cp", System.getProperty("java.class.path"), ShareHolder.class.getName(), bootstrap, tg[1], tg[0])
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+            Thread reader = new Thread(() -> {
+                try (var in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line; (line = in.readLine()) != null; ) lines.add(line);
+                } catch (Exception ignored) {
+                    // The process was killed: its output ends.
+                }
+            }, "share-holder-output");
+            reader.setDaemon(true);
+            reader.start();
+            String line = lines.poll(60, TimeUnit.SECONDS);
+            require(line != null && line.startsWith("ACQUIRED "), "the holder process acquired no records: " + line);
+            return new Holder(process, new HashSet<>(List.of(line.substring("ACQUIRED ".length()).split(" "))), started);
+        } catch (Exception | AssertionError e) {
+            kill(process);
+            throw e;
+        }
+    }
+
+    /** SIGKILL: no leave heartbeat, no acknowledgement, no share session close. */
+    private static void kill(Process process) throws InterruptedException {
+        process.destroyForcibly();
+        require(process.waitFor(30, TimeUnit.SECONDS), "the holder process did not die");
+    }
+
+    /**
+     * Another consumer of the group takes all SMALL records: those the holder held with delivery
+     * count 2, the rest with count 1. Returns when it got the first of the held ones (nanoTime).
+     */
+    private long takeOver(String[] tg, Set<String> held, String name) throws Exception {
+        Map<String, Integer> accepted = new HashMap<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        long firstRedelivery = 0;
+        try (var consumer = shareConsumer(tg[1], name, "explicit")) {
+            consumer.subscribe(List.of(tg[0]));
+            while (accepted.size() < SMALL) {
+                before(deadline, "the holder's records (" + accepted.size() + " of " + SMALL + " accepted, held " + held + ")");
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                    int want = held.contains(r.key()) ? 2 : 1;
+                    require(count(r) == want, r.key() + " delivered with count " + count(r) + ", want " + want + " (held: " + held.contains(r.key()) + ")");
+                    require(accepted.put(r.key(), count(r)) == null, r.key() + " delivered again after it was accepted");
+                    if (want == 2 && firstRedelivery == 0) firstRedelivery = System.nanoTime();
+                    consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                }
+                consumer.commitSync(Duration.ofSeconds(30));
+            }
+        }
+        return firstRedelivery;
+    }
+
+    /**
+     * A consumer in a JVM of its own (ShareHolder) acquires records and is killed with SIGKILL
+     * before acknowledging them: another consumer gets them with delivery count 2. (The kernel
+     * closes the killed process's connections, and the broker releases a closed connection's
+     * share session at once, as Kafka's SharePartitionManager does on disconnect.)
+     */
+    private void killedConsumerRedelivered() throws Exception {
+        String[] tg = fresh("killed", Map.of(), SMALL);
+        Holder h = startHolder(tg);
+        kill(h.process());
+        long killed = System.nanoTime();
+        long first = takeOver(tg, h.held(), "share-after-kill");
+        System.out.printf("     share: %d records held by a SIGKILLed consumer redelivered with count 2, %.1f s after the kill%n",
+            h.held().size(), (first - killed) / 1e9);
+    }
+
+    /**
+     * The holder is frozen (SIGSTOP: its connections stay open, it sends nothing, as a consumer on
+     * a host that vanished), then killed: its records come back to another consumer with delivery
+     * count 2 only once their acquisition locks expire (share.record.lock.duration.ms, the group
+     * config at its smallest allowed value, group.share.min.record.lock.duration.ms's default 15 s),
+     * before the member's session times out (45 s).
+     */
+    private void frozenConsumerRedeliveredAfterLock() throws Exception {
+        long lockMs = 15_000;
+        String[] tg = fresh("frozen", Map.of("share.record.lock.duration.ms", Long.toString(lockMs)), SMALL);
+        Holder h = startHolder(tg);
+        long first;
+        try {
+            Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(h.process().pid())).inheritIO().start();
+            require(stop.waitFor(30, TimeUnit.SECONDS) && stop.exitValue() == 0, "kill -STOP failed");
+            first = takeOver(tg, h.held(), "share-after-freeze");
+        } finally {
+            kill(h.process());
+        }
+        double after = (first - h.started()) / 1e9;
+        // The locks were taken after the holder started, so none can expire sooner than lockMs after it.
+        require(after * 1000 >= lockMs, "the held records came back " + after + " s after the holder started, before their " + lockMs + " ms locks expired");
+        System.out.printf("     share: %d records held by a frozen consumer redelivered with count 2 once their %d ms locks expired, %.1f s after it started%n",
+            h.held().size(), lockMs, after);
     }
 
     private Properties common() {
