@@ -6,7 +6,8 @@
 #   (kafka-share-consumer-perf-test, org.apache.kafka.tools.ShareConsumerPerformance, --threads N;
 #   it acknowledges implicitly: each poll accepts the previous one's records) and by franz-go's
 #   share consumer with explicit acknowledgement (sharedriver consume: AckAccept per record, then
-#   FlushAcks before the next poll); the p50/p99 of that FlushAcks (acknowledgement latency: until
+#   FlushAcks before the next poll; timed from its first record, while the perf tool's time holds
+#   the group's join); the p50/p99 of that FlushAcks (acknowledgement latency: until
 #   the broker answered); broker CPU seconds per GB read for each;
 #   redelivery delay: a consumer process acquires records, then is SIGKILLed (the broker releases
 #   a closed connection's records at once) or SIGSTOPped (they come back when their acquisition

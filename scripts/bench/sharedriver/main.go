@@ -197,7 +197,10 @@ func consume(ctx context.Context, f flags) *bench.Result {
 	errc := make(chan error, f.consumers)
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	start := time.Now()
+	// Timed from the first record polled, so the group's join (a heartbeat
+	// round on Kafka) is not in the rate.
+	var firstOnce sync.Once
+	var start time.Time
 	for i := 0; i < f.consumers; i++ {
 		cl, err := shareClient(f, cb)
 		if err != nil {
@@ -211,6 +214,7 @@ func consume(ctx context.Context, f flags) *bench.Result {
 			defer cl.Close()
 			for runCtx.Err() == nil {
 				fs := cl.PollRecords(runCtx, 500)
+				t0 := time.Now()
 				if err := fs.Err0(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 					errc <- err
 					return
@@ -229,6 +233,7 @@ func consume(ctx context.Context, f flags) *bench.Result {
 				if n == 0 {
 					continue
 				}
+				firstOnce.Do(func() { start = t0 })
 				t := time.Now()
 				if cl.FlushAcks(runCtx) != nil {
 					continue
@@ -247,9 +252,10 @@ func consume(ctx context.Context, f flags) *bench.Result {
 	case err := <-errc:
 		res.Fail(err)
 	}
-	elapsed := time.Since(start)
+	end := time.Now()
 	stop()
 	wg.Wait()
+	elapsed := end.Sub(start)
 	all := &bench.Histogram{}
 	for _, h := range hists {
 		all.Merge(h)
