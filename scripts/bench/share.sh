@@ -46,7 +46,7 @@ cpu_field() {
 # perf_tool BROKER PORT GROUP THREADS runs Kafka's share consumer perf tool and prints a result line.
 perf_tool() {
   local out line
-  out="$(timeout $((CASE_TIMEOUT + 30)) java -Xmx512m -cp "$(kafka_classpath)" -Dlog4j2.configurationFile="$KAFKA_DIR/log4j2.properties" \
+  out="$(timeout $((CASE_TIMEOUT + 30)) java -Xmx512m -cp "$(kafka_classpath)" -Dkafka.logs.dir="$WORK/perf-tool-logs" -Dlog4j2.configurationFile="$KAFKA_DIR/log4j2.properties" \
     org.apache.kafka.tools.ShareConsumerPerformance --bootstrap-server "127.0.0.1:$2" --topic karst-bench-share \
     --group "$3" --threads "$4" --num-records "$RECORDS" --timeout $((CASE_TIMEOUT * 1000)) 2>&1)"
   # start.time, end.time, data.consumed.in.MB, MB.sec, nMsg.sec, data.consumed.in.nMsg
