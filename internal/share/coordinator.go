@@ -136,7 +136,7 @@ func (c *Coordinator) shardOf(k Key) (int32, error) {
 func (c *Coordinator) ReadState(k Key) (State, error) {
 	st, ok, err := c.Lookup(k)
 	if err == nil && !ok {
-		st = State{StartOffset: -1, LeaderEpoch: -1}
+		st = State{StartOffset: -1, LeaderEpoch: -1, DeliveryCompleteCount: -1}
 	}
 	return st, err
 }
@@ -190,11 +190,12 @@ func (c *Coordinator) WriteStateEpoch(k Key, stateEpoch int32, u Update) error {
 			}
 			st := base.apply(u)
 			v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: st.StateEpoch, LeaderEpoch: st.LeaderEpoch,
-				StartOffset: st.StartOffset, CreateTimestamp: created, WriteTimestamp: now, Batches: st.Batches, DeliveryCompleteCount: -1}
+				StartOffset: st.StartOffset, CreateTimestamp: created, WriteTimestamp: now, Batches: st.Batches,
+				DeliveryCompleteCount: completeCount(base, ok, u)}
 			return []coordinator.Record{{Key: encodeKey(recordSnapshot, k), Value: v.encode()}}, nil
 		}
 		v := updateValue{SnapshotEpoch: e.snapshotEpoch, LeaderEpoch: u.LeaderEpoch, StartOffset: u.StartOffset,
-			Batches: u.Batches, DeliveryCompleteCount: -1}
+			Batches: u.Batches, DeliveryCompleteCount: completeCount(e.state, true, u)}
 		return []coordinator.Record{{Key: encodeKey(recordUpdate, k), Value: v.encode()}}, nil
 	})
 }
@@ -234,7 +235,7 @@ func (c *Coordinator) Initialize(k Key, stateEpoch int32, startOffset int64) err
 			snapEpoch = e.snapshotEpoch + 1
 		}
 		v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: stateEpoch, LeaderEpoch: -1, StartOffset: startOffset,
-			CreateTimestamp: now, WriteTimestamp: now, DeliveryCompleteCount: -1}
+			CreateTimestamp: now, WriteTimestamp: now, DeliveryCompleteCount: initialCompleteCount(startOffset)}
 		return []coordinator.Record{{Key: encodeKey(recordSnapshot, k), Value: v.encode()}}, nil
 	})
 }
@@ -287,7 +288,8 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 			return nil
 		}
 		s.states[k] = &entry{snapshotEpoch: v.SnapshotEpoch, created: v.CreateTimestamp,
-			state: State{StateEpoch: v.StateEpoch, LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: merge(nil, v.Batches, v.StartOffset)}}
+			state: State{StateEpoch: v.StateEpoch, LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: merge(nil, v.Batches, v.StartOffset),
+				DeliveryCompleteCount: v.DeliveryCompleteCount}}
 	case recordUpdate:
 		v, err := decodeUpdateValue(e.Value)
 		if err != nil {
@@ -301,6 +303,8 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 			return nil
 		}
 		st.state = st.state.apply(Update{LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: v.Batches})
+		// An update carries the settled count, not a change of it.
+		st.state.DeliveryCompleteCount = v.DeliveryCompleteCount
 		st.updates++
 	default:
 		return fmt.Errorf("share: record type %d", typ)
