@@ -158,6 +158,12 @@ func (p *partitionLog) Append(b Batch) (int64, error) {
 	return res.LastOffset, nil
 }
 
+// DeleteRecordsBefore moves the log start offset to offset, deleting the
+// segments wholly below it.
+func (p *partitionLog) DeleteRecordsBefore(offset int64) (int64, error) {
+	return p.log.DeleteRecords(offset)
+}
+
 func (p *partitionLog) WaitDurable(ctx context.Context, offset int64) error {
 	return p.log.WaitDurable(ctx, offset)
 }

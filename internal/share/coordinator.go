@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/coordinator"
@@ -45,16 +46,21 @@ type CoordinatorOptions struct {
 	// share-partition, a ShareSnapshot is written instead (0: every write
 	// is a snapshot; below 0: DefaultUpdatesPerSnapshot).
 	UpdatesPerSnapshot int
-	Clock              coordinator.Clock
-	Logger             *slog.Logger
+	// PruneInterval is share.coordinator.state.topic.prune.interval.ms:
+	// how often the records every share-partition has a later snapshot
+	// of are deleted (0: never, as a test's coordinator does).
+	PruneInterval time.Duration
+	Clock         coordinator.Clock
+	Logger        *slog.Logger
 }
 
 // Coordinator is the share coordinator: the durable state of the
 // share-partitions whose __share_group_state partitions are loaded here
 // (with a single node, all of them).
 type Coordinator struct {
-	opts CoordinatorOptions
-	rt   *coordinator.Runtime[*stateShard]
+	opts  CoordinatorOptions
+	rt    *coordinator.Runtime[*stateShard]
+	prune pruner
 }
 
 // NewCoordinator returns a coordinator; its partitions load on first use
@@ -75,11 +81,12 @@ func NewCoordinator(opts CoordinatorOptions) *Coordinator {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	c := &Coordinator{opts: opts}
+	c := &Coordinator{opts: opts, prune: pruner{pruned: map[int32]int64{}}}
 	c.rt = coordinator.New(coordinator.Options[*stateShard]{Logs: opts.Logs, Clock: opts.Clock, Logger: opts.Logger,
 		NewShard: func(ctx *coordinator.Context) *stateShard {
 			return &stateShard{ctx: ctx, every: opts.UpdatesPerSnapshot, states: map[Key]*entry{}}
 		}})
+	c.schedulePrune()
 	return c
 }
 
@@ -118,8 +125,11 @@ func (c *Coordinator) Load() error {
 	return errors.Join(errs...)
 }
 
-// Close unloads every partition.
-func (c *Coordinator) Close() { c.rt.UnloadAll() }
+// Close stops the prune job and unloads every partition.
+func (c *Coordinator) Close() {
+	c.stopPrune()
+	c.rt.UnloadAll()
+}
 
 // shardOf loads k's partition if need be.
 func (c *Coordinator) shardOf(k Key) (int32, error) {
@@ -265,7 +275,8 @@ type stateShard struct {
 	every  int
 	states map[Key]*entry
 	// skipped counts malformed records passed over at load.
-	skipped int
+	skipped    int
+	redundancy redundancy
 }
 
 func (s *stateShard) Replay(e coordinator.Entry) error {
@@ -277,6 +288,7 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 	if e.Value == nil {
 		if typ == recordSnapshot {
 			delete(s.states, k)
+			s.redundancy.snapshot(k, e.Offset, true)
 		}
 		return nil
 	}
@@ -287,6 +299,7 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 			s.skipped++
 			return nil
 		}
+		s.redundancy.snapshot(k, e.Offset, false)
 		s.states[k] = &entry{snapshotEpoch: v.SnapshotEpoch, created: v.CreateTimestamp,
 			state: State{StateEpoch: v.StateEpoch, LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: merge(nil, v.Batches, v.StartOffset),
 				DeliveryCompleteCount: v.DeliveryCompleteCount}}
