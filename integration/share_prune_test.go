@@ -59,6 +59,22 @@ func TestSharePruneAndRestart(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	// Kafka creates the topic for pruning, not compaction.
+	rcs, err := adm.DescribeTopicConfigs(ctx, "__share_group_state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := rcs.On("__share_group_state", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range rc.Configs {
+		got[c.Key] = c.MaybeValue()
+	}
+	if got["cleanup.policy"] != "delete" || got["retention.ms"] != "-1" {
+		t.Fatalf("__share_group_state: cleanup.policy %q, retention.ms %q; want delete and -1", got["cleanup.policy"], got["retention.ms"])
+	}
 	h.cl.Close()
 	if err := b.Stop(); err != nil {
 		t.Fatal(err)

@@ -22,11 +22,14 @@ const DefaultUpdatesPerSnapshot = 500
 // coordinator holds no state for where Kafka answers it so.
 var ErrUnknownState = errors.New("share: no state for the share-partition")
 
-// StateTopic is __share_group_state as Kafka creates it: compacted, with
-// share.coordinator.state.topic.num.partitions partitions.
+// StateTopic is __share_group_state as Kafka creates it: with
+// share.coordinator.state.topic.num.partitions partitions, cleanup.policy
+// delete and retention.ms -1, not compacted: the share coordinator's
+// pruning alone deletes what every share-partition has a later snapshot of.
 func StateTopic(configs *config.LogConfigs) coordinator.TopicSpec {
 	return coordinator.TopicSpec{Name: metadata.ShareGroupStateTopic, Compression: "uncompressed", Configs: configs,
-		PartitionsKey: "share.coordinator.state.topic.num.partitions", SegmentBytesKey: "share.coordinator.state.topic.segment.bytes"}
+		PartitionsKey: "share.coordinator.state.topic.num.partitions", SegmentBytesKey: "share.coordinator.state.topic.segment.bytes",
+		TopicConfigs: map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}}
 }
 
 // NewStateLogs returns the broker's __share_group_state, created on first
