@@ -33,3 +33,13 @@ type Logs interface {
 type BatchLimiter interface {
 	MaxBatchBytes() int
 }
+
+// Pruner is a PartitionLog whose records below an offset can be deleted,
+// as Kafka's PartitionWriter.deleteRecords moves a partition's log start
+// offset: how the share coordinator keeps __share_group_state (cleanup
+// policy delete, no retention) from growing without bound.
+type Pruner interface {
+	// DeleteRecordsBefore makes offset the log start offset and returns
+	// the log start offset after it.
+	DeleteRecordsBefore(offset int64) (int64, error)
+}

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -11,7 +12,10 @@ import (
 // appended records wait (not durable) until Sync; Crash drops whatever is
 // not durable, as a broker killed before its fsync loses it.
 type MemoryLog struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// start is the log start offset: entries[0] is at start, the ones
+	// before were deleted (DeleteRecordsBefore).
+	start   int64
 	entries []Entry
 	// durable is how many entries are durable.
 	durable              int
@@ -49,20 +53,20 @@ func (l *MemoryLog) Append(b Batch) (int64, error) {
 	}
 	l.batches++
 	for _, r := range b.Records {
-		l.entries = append(l.entries, Entry{Record: r, Offset: int64(len(l.entries)), Producer: b.Producer, Transactional: b.Transactional})
+		l.entries = append(l.entries, Entry{Record: r, Offset: l.start + int64(len(l.entries)), Producer: b.Producer, Transactional: b.Transactional})
 	}
 	if !l.hold {
 		l.durable = len(l.entries)
 	}
 	l.signal()
-	return int64(len(l.entries)) - 1, nil
+	return l.start + int64(len(l.entries)) - 1, nil
 }
 
 // AppendMarker adds a transaction marker of producer, durable at once.
 func (l *MemoryLog) AppendMarker(producer Producer, commit bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.entries = append(l.entries, Entry{Offset: int64(len(l.entries)), Producer: producer, Transactional: true, Marker: true, Commit: commit})
+	l.entries = append(l.entries, Entry{Offset: l.start + int64(len(l.entries)), Producer: producer, Transactional: true, Marker: true, Commit: commit})
 	l.durable = len(l.entries)
 	l.signal()
 }
@@ -85,11 +89,11 @@ func (l *MemoryLog) WaitDurable(ctx context.Context, offset int64) error {
 			l.mu.Unlock()
 			return err
 		}
-		if int64(l.durable) > offset {
+		if l.start+int64(l.durable) > offset {
 			l.mu.Unlock()
 			return nil
 		}
-		if int64(len(l.entries)) <= offset {
+		if l.start+int64(len(l.entries)) <= offset {
 			l.mu.Unlock()
 			return ErrLost
 		}
@@ -114,6 +118,30 @@ func (l *MemoryLog) Replay(fn func(Entry) error) error {
 		}
 	}
 	return nil
+}
+
+// DeleteRecordsBefore makes offset the log start offset, dropping the
+// entries before it, as DeleteRecords does a partition's; offsets past
+// the durable ones are refused. It returns the log start offset.
+func (l *MemoryLog) DeleteRecordsBefore(offset int64) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if offset > l.start+int64(l.durable) {
+		return l.start, fmt.Errorf("coordinator: %d is past the durable end %d", offset, l.start+int64(l.durable))
+	}
+	if n := offset - l.start; n > 0 {
+		l.entries = append([]Entry(nil), l.entries[n:]...)
+		l.durable -= int(n)
+		l.start = offset
+	}
+	return l.start, nil
+}
+
+// LogStartOffset is the offset of the first entry kept.
+func (l *MemoryLog) LogStartOffset() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.start
 }
 
 // Hold makes later appends wait for Sync.

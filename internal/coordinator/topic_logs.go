@@ -30,6 +30,9 @@ type TopicSpec struct {
 	PartitionsKey, SegmentBytesKey string
 	Partitions                     int32
 	SegmentBytes                   int32
+	// TopicConfigs replace or add to the compacted topic's configs at
+	// creation.
+	TopicConfigs map[string]string
 }
 
 // creation is the partition count and segment size the topic is created
@@ -64,7 +67,7 @@ func NewTopicLogs(meta *metadata.Store, logs *storage.Manager, spec TopicSpec) *
 // Ensure creates the topic if it does not exist.
 func (t *TopicLogs) Ensure() error {
 	partitions, segmentBytes := t.spec.creation(t.meta.Image())
-	return t.meta.EnsureInternalTopic(t.spec.Name, partitions, t.spec.Compression, segmentBytes)
+	return t.meta.EnsureInternalTopicWith(t.spec.Name, partitions, t.spec.Compression, segmentBytes, t.spec.TopicConfigs)
 }
 
 // Partitions is the topic's partition count, 0 while it does not exist.
@@ -156,6 +159,12 @@ func (p *partitionLog) Append(b Batch) (int64, error) {
 		return -1, err
 	}
 	return res.LastOffset, nil
+}
+
+// DeleteRecordsBefore moves the log start offset to offset, deleting the
+// segments wholly below it.
+func (p *partitionLog) DeleteRecordsBefore(offset int64) (int64, error) {
+	return p.log.DeleteRecords(offset)
 }
 
 func (p *partitionLog) WaitDurable(ctx context.Context, offset int64) error {

@@ -104,7 +104,7 @@ func (b *Broker) handleShareState(_ context.Context, r *Request) Outcome {
 			}
 		case *kmsg.WriteShareGroupStateRequest:
 			pr := p.Interface().(kmsg.WriteShareGroupStateRequestTopicPartition)
-			u := share.Update{LeaderEpoch: pr.LeaderEpoch, StartOffset: pr.StartOffset}
+			u := share.Update{LeaderEpoch: pr.LeaderEpoch, StartOffset: pr.StartOffset, DeliveryCompleteCount: pr.DeliveryCompleteCount}
 			for _, sb := range pr.StateBatches {
 				u.Batches = append(u.Batches, share.StateBatch{FirstOffset: sb.FirstOffset, LastOffset: sb.LastOffset,
 					DeliveryState: share.RecordState(sb.DeliveryState), DeliveryCount: sb.DeliveryCount})
@@ -130,7 +130,7 @@ func fillShareRead(req kmsg.Request, out reflect.Value, st share.State) {
 	out.FieldByName("StartOffset").SetInt(st.StartOffset)
 	if _, summary := req.(*kmsg.ReadShareGroupStateSummaryRequest); summary {
 		out.FieldByName("LeaderEpoch").SetInt(int64(st.LeaderEpoch))
-		out.FieldByName("DeliveryCompleteCount").SetInt(-1)
+		out.FieldByName("DeliveryCompleteCount").SetInt(int64(st.DeliveryCompleteCount))
 		return
 	}
 	var batches []kmsg.ReadShareGroupStateResponseTopicPartitionStateBatch

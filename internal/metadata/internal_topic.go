@@ -15,6 +15,13 @@ var internalTopicCreation sync.Mutex
 // (__consumer_offsets, __transaction_state) on first use, as Kafka does,
 // unless it exists. segmentBytes <= 0 keeps the default segment size.
 func (s *Store) EnsureInternalTopic(name string, partitions int32, compressionType string, segmentBytes int32) error {
+	return s.EnsureInternalTopicWith(name, partitions, compressionType, segmentBytes, nil)
+}
+
+// EnsureInternalTopicWith is EnsureInternalTopic with configs that replace
+// or add to the compacted topic's (__share_group_state is created with
+// cleanup.policy delete and no retention: its share coordinator prunes it).
+func (s *Store) EnsureInternalTopicWith(name string, partitions int32, compressionType string, segmentBytes int32, overrides map[string]string) error {
 	// Checked under the lock only: a commit publishes the new image before
 	// its OnCommit opens the topic's logs, so a caller that saw the topic
 	// while another was creating it could use logs not open yet; the
@@ -29,6 +36,9 @@ func (s *Store) EnsureInternalTopic(name string, partitions int32, compressionTy
 	if segmentBytes > 0 {
 		seg := strconv.Itoa(int(segmentBytes))
 		configs["segment.bytes"] = &seg
+	}
+	for k, v := range overrides {
+		configs[k] = &v
 	}
 	if _, err := s.CreateTopic(CreateTopicRequest{Name: name, NumPartitions: partitions, ReplicationFactor: 1, Configs: configs}); err != nil {
 		return fmt.Errorf("creating %s: %w", name, err)

@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/share"
@@ -13,11 +14,12 @@ import (
 // ShareFetch and ShareAcknowledge use.
 func (n *Node) startShareCoordinator(settings *config.Broker) (*share.Coordinator, *share.Manager, error) {
 	opts := share.CoordinatorOptions{Logs: share.NewStateLogs(n.store, n.storage, n.logConfigs), UpdatesPerSnapshot: share.DefaultUpdatesPerSnapshot,
-		Logger: n.levels.Logger(loggerShare)}
+		PruneInterval: share.DefaultPruneInterval, Logger: n.levels.Logger(loggerShare)}
 	sessions := 0
 	if settings != nil {
 		opts.Partitions = settings.Int("share.coordinator.state.topic.num.partitions")
 		opts.UpdatesPerSnapshot = int(settings.Int("share.coordinator.snapshot.update.records.per.snapshot"))
+		opts.PruneInterval = time.Duration(settings.Int("share.coordinator.state.topic.prune.interval.ms")) * time.Millisecond
 		sessions = int(settings.Int("group.share.max.share.sessions"))
 	}
 	c := share.NewCoordinator(opts)

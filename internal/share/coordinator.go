@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/karst-broker/karst/internal/config"
 	"github.com/karst-broker/karst/internal/coordinator"
@@ -21,11 +22,14 @@ const DefaultUpdatesPerSnapshot = 500
 // coordinator holds no state for where Kafka answers it so.
 var ErrUnknownState = errors.New("share: no state for the share-partition")
 
-// StateTopic is __share_group_state as Kafka creates it: compacted, with
-// share.coordinator.state.topic.num.partitions partitions.
+// StateTopic is __share_group_state as Kafka creates it: with
+// share.coordinator.state.topic.num.partitions partitions, cleanup.policy
+// delete and retention.ms -1, not compacted: the share coordinator's
+// pruning alone deletes what every share-partition has a later snapshot of.
 func StateTopic(configs *config.LogConfigs) coordinator.TopicSpec {
 	return coordinator.TopicSpec{Name: metadata.ShareGroupStateTopic, Compression: "uncompressed", Configs: configs,
-		PartitionsKey: "share.coordinator.state.topic.num.partitions", SegmentBytesKey: "share.coordinator.state.topic.segment.bytes"}
+		PartitionsKey: "share.coordinator.state.topic.num.partitions", SegmentBytesKey: "share.coordinator.state.topic.segment.bytes",
+		TopicConfigs: map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}}
 }
 
 // NewStateLogs returns the broker's __share_group_state, created on first
@@ -45,16 +49,21 @@ type CoordinatorOptions struct {
 	// share-partition, a ShareSnapshot is written instead (0: every write
 	// is a snapshot; below 0: DefaultUpdatesPerSnapshot).
 	UpdatesPerSnapshot int
-	Clock              coordinator.Clock
-	Logger             *slog.Logger
+	// PruneInterval is share.coordinator.state.topic.prune.interval.ms:
+	// how often the records every share-partition has a later snapshot
+	// of are deleted (0: never, as a test's coordinator does).
+	PruneInterval time.Duration
+	Clock         coordinator.Clock
+	Logger        *slog.Logger
 }
 
 // Coordinator is the share coordinator: the durable state of the
 // share-partitions whose __share_group_state partitions are loaded here
 // (with a single node, all of them).
 type Coordinator struct {
-	opts CoordinatorOptions
-	rt   *coordinator.Runtime[*stateShard]
+	opts  CoordinatorOptions
+	rt    *coordinator.Runtime[*stateShard]
+	prune pruner
 }
 
 // NewCoordinator returns a coordinator; its partitions load on first use
@@ -75,11 +84,12 @@ func NewCoordinator(opts CoordinatorOptions) *Coordinator {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	c := &Coordinator{opts: opts}
+	c := &Coordinator{opts: opts, prune: pruner{pruned: map[int32]int64{}}}
 	c.rt = coordinator.New(coordinator.Options[*stateShard]{Logs: opts.Logs, Clock: opts.Clock, Logger: opts.Logger,
 		NewShard: func(ctx *coordinator.Context) *stateShard {
 			return &stateShard{ctx: ctx, every: opts.UpdatesPerSnapshot, states: map[Key]*entry{}}
 		}})
+	c.schedulePrune()
 	return c
 }
 
@@ -118,8 +128,11 @@ func (c *Coordinator) Load() error {
 	return errors.Join(errs...)
 }
 
-// Close unloads every partition.
-func (c *Coordinator) Close() { c.rt.UnloadAll() }
+// Close stops the prune job and unloads every partition.
+func (c *Coordinator) Close() {
+	c.stopPrune()
+	c.rt.UnloadAll()
+}
 
 // shardOf loads k's partition if need be.
 func (c *Coordinator) shardOf(k Key) (int32, error) {
@@ -136,7 +149,7 @@ func (c *Coordinator) shardOf(k Key) (int32, error) {
 func (c *Coordinator) ReadState(k Key) (State, error) {
 	st, ok, err := c.Lookup(k)
 	if err == nil && !ok {
-		st = State{StartOffset: -1, LeaderEpoch: -1}
+		st = State{StartOffset: -1, LeaderEpoch: -1, DeliveryCompleteCount: -1}
 	}
 	return st, err
 }
@@ -190,11 +203,12 @@ func (c *Coordinator) WriteStateEpoch(k Key, stateEpoch int32, u Update) error {
 			}
 			st := base.apply(u)
 			v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: st.StateEpoch, LeaderEpoch: st.LeaderEpoch,
-				StartOffset: st.StartOffset, CreateTimestamp: created, WriteTimestamp: now, Batches: st.Batches, DeliveryCompleteCount: -1}
+				StartOffset: st.StartOffset, CreateTimestamp: created, WriteTimestamp: now, Batches: st.Batches,
+				DeliveryCompleteCount: completeCount(base, ok, u)}
 			return []coordinator.Record{{Key: encodeKey(recordSnapshot, k), Value: v.encode()}}, nil
 		}
 		v := updateValue{SnapshotEpoch: e.snapshotEpoch, LeaderEpoch: u.LeaderEpoch, StartOffset: u.StartOffset,
-			Batches: u.Batches, DeliveryCompleteCount: -1}
+			Batches: u.Batches, DeliveryCompleteCount: completeCount(e.state, true, u)}
 		return []coordinator.Record{{Key: encodeKey(recordUpdate, k), Value: v.encode()}}, nil
 	})
 }
@@ -234,7 +248,7 @@ func (c *Coordinator) Initialize(k Key, stateEpoch int32, startOffset int64) err
 			snapEpoch = e.snapshotEpoch + 1
 		}
 		v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: stateEpoch, LeaderEpoch: -1, StartOffset: startOffset,
-			CreateTimestamp: now, WriteTimestamp: now, DeliveryCompleteCount: -1}
+			CreateTimestamp: now, WriteTimestamp: now, DeliveryCompleteCount: initialCompleteCount(startOffset)}
 		return []coordinator.Record{{Key: encodeKey(recordSnapshot, k), Value: v.encode()}}, nil
 	})
 }
@@ -264,7 +278,8 @@ type stateShard struct {
 	every  int
 	states map[Key]*entry
 	// skipped counts malformed records passed over at load.
-	skipped int
+	skipped    int
+	redundancy redundancy
 }
 
 func (s *stateShard) Replay(e coordinator.Entry) error {
@@ -276,6 +291,7 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 	if e.Value == nil {
 		if typ == recordSnapshot {
 			delete(s.states, k)
+			s.redundancy.snapshot(k, e.Offset, true)
 		}
 		return nil
 	}
@@ -286,8 +302,10 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 			s.skipped++
 			return nil
 		}
+		s.redundancy.snapshot(k, e.Offset, false)
 		s.states[k] = &entry{snapshotEpoch: v.SnapshotEpoch, created: v.CreateTimestamp,
-			state: State{StateEpoch: v.StateEpoch, LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: merge(nil, v.Batches, v.StartOffset)}}
+			state: State{StateEpoch: v.StateEpoch, LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: merge(nil, v.Batches, v.StartOffset),
+				DeliveryCompleteCount: v.DeliveryCompleteCount}}
 	case recordUpdate:
 		v, err := decodeUpdateValue(e.Value)
 		if err != nil {
@@ -301,6 +319,8 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 			return nil
 		}
 		st.state = st.state.apply(Update{LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: v.Batches})
+		// An update carries the settled count, not a change of it.
+		st.state.DeliveryCompleteCount = v.DeliveryCompleteCount
 		st.updates++
 	default:
 		return fmt.Errorf("share: record type %d", typ)

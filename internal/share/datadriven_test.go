@@ -26,7 +26,9 @@ import (
 //	advance d=DUR          the clock, running the lock timers due
 //	state                  the in-flight window
 //	durable                the state the share coordinator holds
-//	records                the records of __share_group_state, decoded
+//	records [dcc]          the records of __share_group_state, decoded
+//	                       (dcc: with their DeliveryCompleteCount)
+//	summary                what ReadShareGroupStateSummary answers
 //	crash                  the broker dies: what is durable is reloaded
 //	                       into a new coordinator and partition
 func TestDataDriven(t *testing.T) {
@@ -160,8 +162,15 @@ func (s *script) run(cmd string, args map[string]string) string {
 			return "error: " + err.Error()
 		}
 		return formatState(st)
+	case "summary":
+		st, err := s.coord.ReadState(s.key)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprintf("start=%d deliveryCompleteCount=%d\n", st.StartOffset, st.DeliveryCompleteCount)
 	case "records":
 		var b strings.Builder
+		_, withCount := args["dcc"]
 		for _, e := range s.logs.Partition(0).Entries() {
 			typ, k, err := decodeKey(e.Key)
 			if err != nil {
@@ -174,10 +183,18 @@ func (s *script) run(cmd string, args map[string]string) string {
 				fmt.Fprintf(&b, "%d %s %s-%d tombstone\n", e.Offset, name, k.Group, k.Partition)
 			case typ == recordSnapshot:
 				v, err := decodeSnapshotValue(e.Value)
-				fmt.Fprintf(&b, "%d %s snapshotEpoch=%d stateEpoch=%d start=%d %s err=%v\n", e.Offset, name, v.SnapshotEpoch, v.StateEpoch, v.StartOffset, formatBatches(v.Batches), err)
+				fmt.Fprintf(&b, "%d %s snapshotEpoch=%d stateEpoch=%d start=%d %s", e.Offset, name, v.SnapshotEpoch, v.StateEpoch, v.StartOffset, formatBatches(v.Batches))
+				if withCount {
+					fmt.Fprintf(&b, " dcc=%d", v.DeliveryCompleteCount)
+				}
+				fmt.Fprintf(&b, " err=%v\n", err)
 			default:
 				v, err := decodeUpdateValue(e.Value)
-				fmt.Fprintf(&b, "%d %s snapshotEpoch=%d start=%d %s err=%v\n", e.Offset, name, v.SnapshotEpoch, v.StartOffset, formatBatches(v.Batches), err)
+				fmt.Fprintf(&b, "%d %s snapshotEpoch=%d start=%d %s", e.Offset, name, v.SnapshotEpoch, v.StartOffset, formatBatches(v.Batches))
+				if withCount {
+					fmt.Fprintf(&b, " dcc=%d", v.DeliveryCompleteCount)
+				}
+				fmt.Fprintf(&b, " err=%v\n", err)
 			}
 		}
 		return b.String()

@@ -134,7 +134,7 @@ func LoadPartition(k Key, config func() Config, clock coordinator.Clock, p Persi
 		if err != nil {
 			return nil, err
 		}
-		if err := p.WriteState(k, Update{LeaderEpoch: st.LeaderEpoch, StartOffset: start}); err != nil {
+		if err := p.WriteState(k, Update{LeaderEpoch: st.LeaderEpoch, StartOffset: start, DeliveryCompleteCount: 0}); err != nil {
 			return nil, err
 		}
 		sp.start, sp.end = start, start
@@ -204,7 +204,8 @@ func (p *Partition) AdvanceTo(logStart int64) error {
 	if logStart <= p.start {
 		return nil
 	}
-	if err := p.persist.WriteState(p.key, Update{LeaderEpoch: p.epoch, StartOffset: logStart}); err != nil {
+	u := Update{LeaderEpoch: p.epoch, StartOffset: logStart, DeliveryCompleteCount: p.terminalFrom(logStart, nil)}
+	if err := p.persist.WriteState(p.key, u); err != nil {
 		return err
 	}
 	for o := p.start; o < min(logStart, p.end); o++ {
@@ -464,7 +465,7 @@ func (p *Partition) write(changes []change) error {
 		}
 		start++
 	}
-	u := Update{LeaderEpoch: p.epoch, StartOffset: start}
+	u := Update{LeaderEpoch: p.epoch, StartOffset: start, DeliveryCompleteCount: p.terminalFrom(start, pending)}
 	for _, c := range changes {
 		if c.offset < start {
 			continue

@@ -47,6 +47,12 @@ type State struct {
 	// initialized (Kafka's uninitialized state).
 	StartOffset int64
 	Batches     []StateBatch
+	// DeliveryCompleteCount (KIP-1226) is how many offsets at or above
+	// StartOffset are acknowledged or archived, as the share-partition
+	// last wrote it: with the log end offset it gives the group's lag
+	// without reading the batches. -1 when unknown (state written
+	// before Kafka 4.2, or never initialized).
+	DeliveryCompleteCount int32
 }
 
 // Update is what a Write changes: StartOffset (-1 leaves it) and the
@@ -55,6 +61,9 @@ type Update struct {
 	LeaderEpoch int32
 	StartOffset int64
 	Batches     []StateBatch
+	// DeliveryCompleteCount is the writer's count after the update, -1
+	// when it sends none (WriteShareGroupState v0).
+	DeliveryCompleteCount int32
 }
 
 // merge overlays update's batches on batches and drops what lies below
