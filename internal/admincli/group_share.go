@@ -25,6 +25,9 @@ func printShareGroup(s Streams, g *groupview.Group) {
 		t.flush()
 		fmt.Fprintln(s.Out)
 	}
+	if g.Note != "" {
+		fmt.Fprintf(s.Err, "group %s: %s\n", g.Name, g.Note)
+	}
 	t := newTable(s.Out, "TOPIC", "PARTITION", "START-OFFSET", "LOG-END-OFFSET", "LAG", "MEMBER-ID")
 	for _, p := range g.Lag {
 		start, end, lag := "-", "-", "-"

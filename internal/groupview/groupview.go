@@ -28,6 +28,10 @@ type Group struct {
 	Lag                                 []PartitionLag // sorted by topic and partition
 	TotalLag                            int64
 	Err                                 error
+	// Note says what the broker could not tell of a group otherwise
+	// described: a share group's start offsets where the broker does not
+	// answer DescribeShareGroupOffsets.
+	Note string
 }
 
 // Member is one group member and the partitions assigned to it.

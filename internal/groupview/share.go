@@ -15,8 +15,8 @@ import (
 // for the members and their assignments, DescribeShareGroupOffsets for
 // each share-partition's start offset and lag, as kafka-share-groups
 // --describe shows them. A broker that cannot answer the offsets request
-// still gets its members described: the partitions then carry that
-// error and no start offset.
+// still gets its members described, with that error in the group's Note
+// and no start offsets.
 func describeShareGroups(ctx context.Context, admin *kadm.Client, names []string) (map[string]*Group, error) {
 	described, err := admin.DescribeShareGroups(ctx, names...)
 	if err != nil && len(described) == 0 {
@@ -83,11 +83,7 @@ func describeShareGroups(ctx context.Context, admin *kadm.Client, names []string
 		o, found := offsets[name]
 		switch {
 		case offsetsErr != nil && !found:
-			for _, ps := range rows {
-				for _, r := range ps {
-					r.Err = fmt.Sprintf("start offset not known: %v", offsetsErr)
-				}
-			}
+			d.Note = fmt.Sprintf("start offsets and lag not known: %v", offsetsErr)
 		case o.Err != nil && !errors.Is(o.Err, kerr.GroupIDNotFound):
 			d.Err = o.Err
 			continue
