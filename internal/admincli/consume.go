@@ -117,14 +117,9 @@ starts.`)
 
 	printed := 0
 	for {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		for _, fe := range fetches.Errors() {
-			if !errors.Is(fe.Err, context.Canceled) {
-				return fmt.Errorf("fetching %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
-			}
+		fetches, done, err := poll(ctx, cl, "fetching")
+		if done || err != nil {
+			return err
 		}
 		var read []*kgo.Record
 		full := false
@@ -216,4 +211,19 @@ func (c *connection) startingOffsets(ctx context.Context, s Streams, topic strin
 		return nil, nil, fmt.Errorf("topic %s has no partition %d", topic, partition)
 	}
 	return from, ends, nil
+}
+
+// poll waits for the next fetches; done says ctx ended (Ctrl-C), which
+// ends a consume without an error.
+func poll(ctx context.Context, cl *kgo.Client, what string) (fetches kgo.Fetches, done bool, err error) {
+	fetches = cl.PollFetches(ctx)
+	if ctx.Err() != nil {
+		return nil, true, nil
+	}
+	for _, fe := range fetches.Errors() {
+		if !errors.Is(fe.Err, context.Canceled) {
+			return nil, false, fmt.Errorf("%s %s partition %d: %w", what, fe.Topic, fe.Partition, fe.Err)
+		}
+	}
+	return fetches, false, nil
 }

@@ -2,7 +2,6 @@ package admincli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -26,14 +25,9 @@ func consumeShare(ctx context.Context, conn *connection, s Streams, topic, group
 	defer cl.Close()
 	printed := 0
 	for {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		for _, fe := range fetches.Errors() {
-			if !errors.Is(fe.Err, context.Canceled) {
-				return fmt.Errorf("share-fetching %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
-			}
+		fetches, done, err := poll(ctx, cl, "share-fetching")
+		if done || err != nil {
+			return err
 		}
 		var accepted, released []*kgo.Record
 		fetches.EachRecord(func(r *kgo.Record) {

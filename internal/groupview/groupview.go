@@ -157,20 +157,11 @@ func describeConsumerGroups(ctx context.Context, admin *kadm.Client, names []str
 	if err != nil && len(described) == 0 {
 		return nil, err
 	}
-	out := map[string]*Group{}
-	var ok []string
+	out, ok := answered(names, described, func(g kadm.DescribedConsumerGroup) error { return g.Err })
 	topics := kadm.TopicsSet{}
-	for _, name := range names {
-		g, found := described[name]
-		switch {
-		case !found:
-			out[name] = &Group{Name: name, Err: errors.New("no answer from the group's coordinator")}
-		case g.Err != nil:
-			out[name] = &Group{Name: name, Err: g.Err}
-		default:
-			ok = append(ok, name)
-			topics.Merge(g.AssignedPartitions())
-		}
+	for _, name := range ok {
+		g := described[name]
+		topics.Merge(g.AssignedPartitions())
 	}
 	if len(ok) == 0 {
 		return out, nil
@@ -232,4 +223,22 @@ func describeConsumerGroups(ctx context.Context, admin *kadm.Client, names []str
 		d.TotalLag = lag.Total()
 	}
 	return out, nil
+}
+
+// answered splits names by their describe answers: ok are those described,
+// out holds the others, each with why it was not.
+func answered[T any](names []string, described map[string]T, errOf func(T) error) (out map[string]*Group, ok []string) {
+	out = map[string]*Group{}
+	for _, name := range names {
+		g, found := described[name]
+		switch {
+		case !found:
+			out[name] = &Group{Name: name, Err: errors.New("no answer from the group's coordinator")}
+		case errOf(g) != nil:
+			out[name] = &Group{Name: name, Err: errOf(g)}
+		default:
+			ok = append(ok, name)
+		}
+	}
+	return out, ok
 }

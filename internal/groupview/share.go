@@ -22,19 +22,7 @@ func describeShareGroups(ctx context.Context, admin *kadm.Client, names []string
 	if err != nil && len(described) == 0 {
 		return nil, err
 	}
-	out := map[string]*Group{}
-	var ok []string
-	for _, name := range names {
-		g, found := described[name]
-		switch {
-		case !found:
-			out[name] = &Group{Name: name, Err: errors.New("no answer from the group's coordinator")}
-		case g.Err != nil:
-			out[name] = &Group{Name: name, Err: g.Err}
-		default:
-			ok = append(ok, name)
-		}
-	}
+	out, ok := answered(names, described, func(g kadm.DescribedShareGroup) error { return g.Err })
 	if len(ok) == 0 {
 		return out, nil
 	}
