@@ -169,13 +169,7 @@ func (b *Broker) MetricsURL() string {
 
 // ConsoleURL is the web console's root when the broker was started with
 // WithConfig("karst.console.listener", "127.0.0.1:0"), else "".
-func (b *Broker) ConsoleURL() string {
-	addr := b.node.ConsoleAddr()
-	if addr == nil {
-		return ""
-	}
-	return "http://" + addr.String()
-}
+func (b *Broker) ConsoleURL() string { return b.node.ConsoleURL() }
 
 // RequestsHandled counts requests that reached a handler; tests of
 // authentication assert a refused client adds none.

@@ -137,6 +137,16 @@ func (f *flags) alias(short, long string) {
 	f.shorts[long] = short
 }
 
+// longName is the flag an alias stands for, or name itself.
+func (f *flags) longName(name string) string {
+	for long, short := range f.shorts {
+		if short == name {
+			return long
+		}
+	}
+	return name
+}
+
 // help is the usage text with every flag, in the order they sort.
 func (f *flags) help() string {
 	aliases := map[string]bool{}

@@ -3,7 +3,9 @@ package admincli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -18,7 +20,11 @@ prints as null. In json format a line is an object with topic, partition, offset
 timestamp, key, value and headers.
 Without --group the partitions are read directly from --offset. With --group the
 records are read as a member of that consumer group, from its committed offsets
-(--offset for partitions without one), and each printed record is committed.`)
+(--offset for partitions without one), and each printed record is committed.
+With --share-group the records are read as a member of that share group (KIP-932),
+as the broker delivers them, and each printed record is accepted; the group's
+share.auto.offset.reset config (karst config set group) says where a new group
+starts.`)
 	var conn connection
 	conn.register(f)
 	offset := f.String("offset", "end", "where to start: beginning, end, an `OFFSET`, or -N for the last N records")
@@ -37,6 +43,7 @@ records are read as a member of that consumer group, from its committed offsets
 	f.alias("K", "key-separator")
 	printHeaders := f.Bool("print-headers", false, "print the headers before each key and value")
 	committed := f.Bool("read-committed", false, "skip records of aborted transactions and stop at open ones")
+	shareGroup := f.String("share-group", "", "consume as a member of share group `G`, accepting what is printed")
 	rest, err := f.parse(args)
 	if err != nil {
 		return err
@@ -45,15 +52,28 @@ records are read as a member of that consumer group, from its committed offsets
 		return err
 	}
 	topic := rest[0]
+	if *format != formatText && *format != formatJSON && *format != formatHex {
+		return usagef(f.help(), "--format %q: want text, json or hex", *format)
+	}
+	out := recordWriter{out: s.Out, format: *format, keySeparator: *keySep, printHeaders: *printHeaders}
+	if *shareGroup != "" {
+		var conflict error
+		f.Visit(func(fl *flag.Flag) {
+			if long := f.longName(fl.Name); conflict == nil && slices.Contains(shareConflicts, long) {
+				conflict = usagef(f.help(), "--share-group and --%s: a share group's broker decides which records a member reads", long)
+			}
+		})
+		if conflict != nil {
+			return conflict
+		}
+		return consumeShare(ctx, &conn, s, topic, *shareGroup, *count, out)
+	}
 	spec, err := parseOffsetSpec(*offset)
 	if err != nil {
 		return usageError{err: err, help: f.help()}
 	}
 	if *fromBeginning {
 		spec = offsetSpec{kind: offsetBeginning}
-	}
-	if *format != formatText && *format != formatJSON && *format != formatHex {
-		return usagef(f.help(), "--format %q: want text, json or hex", *format)
 	}
 	if *group != "" && *partition >= 0 {
 		return usagef(f.help(), "--partition and --group: a group's partitions are assigned by the group")
@@ -95,17 +115,11 @@ records are read as a member of that consumer group, from its committed offsets
 	}
 	defer cl.Close()
 
-	out := recordWriter{out: s.Out, format: *format, keySeparator: *keySep, printHeaders: *printHeaders}
 	printed := 0
 	for {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		for _, fe := range fetches.Errors() {
-			if !errors.Is(fe.Err, context.Canceled) {
-				return fmt.Errorf("fetching %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
-			}
+		fetches, done, err := poll(ctx, cl, "fetching")
+		if done || err != nil {
+			return err
 		}
 		var read []*kgo.Record
 		full := false
@@ -197,4 +211,19 @@ func (c *connection) startingOffsets(ctx context.Context, s Streams, topic strin
 		return nil, nil, fmt.Errorf("topic %s has no partition %d", topic, partition)
 	}
 	return from, ends, nil
+}
+
+// poll waits for the next fetches; done says ctx ended (Ctrl-C), which
+// ends a consume without an error.
+func poll(ctx context.Context, cl *kgo.Client, what string) (fetches kgo.Fetches, done bool, err error) {
+	fetches = cl.PollFetches(ctx)
+	if ctx.Err() != nil {
+		return nil, true, nil
+	}
+	for _, fe := range fetches.Errors() {
+		if !errors.Is(fe.Err, context.Canceled) {
+			return nil, false, fmt.Errorf("%s %s partition %d: %w", what, fe.Topic, fe.Partition, fe.Err)
+		}
+	}
+	return fetches, false, nil
 }

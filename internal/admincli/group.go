@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-const groupSummary = "Manage consumer groups: list, describe with lag, reset offsets, delete."
+const groupSummary = "Manage consumer and share groups: list, describe with lag, reset offsets, delete."
 
 func runGroup(ctx context.Context, args []string, s Streams) error {
 	return dispatch(ctx, "group", groupSummary, []subcommand{
@@ -45,7 +45,7 @@ func groupList(ctx context.Context, args []string, s Streams) error {
 
 func groupDescribe(ctx context.Context, args []string, s Streams) error {
 	f := newFlags(s, "group describe", "GROUP...",
-		"Show each group's state, protocol and members, and per partition its committed\noffset, the log end offset and the lag between them, as kafka-consumer-groups\n--describe does. A partition with no commit shows - for its offset and lag.")
+		"Show each group's state, protocol and members, and per partition its committed\noffset, the log end offset and the lag between them, as kafka-consumer-groups\n--describe does. A partition with no commit shows - for its offset and lag.\nA share group shows its members with their assignments, and per partition the\nshare-partition start offset and the lag the broker counts, as kafka-share-groups\n--describe does.")
 	var conn connection
 	conn.register(f)
 	groups, adm, done, err := conn.parseAndConnect(ctx, f, args, s, func(operands []string) error { return f.atLeastOne(operands, "GROUP") })
@@ -74,6 +74,10 @@ func groupDescribe(ctx context.Context, args []string, s Streams) error {
 			fmt.Fprintln(s.Out)
 		}
 		first = false
+		if g.Type == "share" {
+			printShareGroup(s, g)
+			continue
+		}
 		fmt.Fprintf(s.Out, "GROUP        %s\nSTATE        %s\nPROTOCOL     %s\nMEMBERS      %d\nCOORDINATOR  %d\n\n",
 			g.Name, g.State, orDash(g.Protocol), len(g.Members), g.Coordinator)
 		t := newTable(s.Out, "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "MEMBER-ID", "CLIENT-ID", "HOST")

@@ -335,7 +335,56 @@ func TestConsoleInHeadlessChromium(t *testing.T) {
 	s.until("lag 0 after committing the end", func() bool { return s.text("#total-lag") == "0" })
 	s.screenshot("group-lag-0")
 
-	for _, path := range []string{"/topics", "/topics/orders", "/topics/orders/messages?partition=0", "/topics/orders/messages?partition=0&key=order-17&format=json", "/groups", "/groups/console-readers", "/"} {
+	// A share group: listed with its type, its page with the member and
+	// the share-partition it is assigned.
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "jobs"); err != nil {
+		t.Fatal(err)
+	}
+	worker, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ShareGroup("console-workers"), kgo.ConsumeTopics("jobs"), kgo.ClientID("console-worker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer worker.Close()
+	produced := 0
+	for read := 0; read == 0; {
+		// A new share group starts at the log end (share.auto.offset.reset
+		// latest): only what is produced once the member is in is
+		// delivered, so each round produces one more and polls a while.
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "jobs", Value: []byte("job")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		produced++
+		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+		read = worker.PollFetches(pollCtx).NumRecords()
+		cancel()
+		if ctx.Err() != nil {
+			t.Fatal("the share group's member read nothing")
+		}
+	}
+	s.open("/groups")
+	if got := s.text(`tr[data-group="console-workers"] td.type`); got != "share share" {
+		t.Errorf("groups page shows type %q for console-workers, want share share", got)
+	}
+	s.run("click the share group", chromedp.Click(chromedp.CSS(`tr[data-group="console-workers"] a`)), chromedp.WaitVisible(chromedp.ID("lag")))
+	if got := s.text("#type"); got != "share" {
+		t.Errorf("share group page shows type %q", got)
+	}
+	if got := s.text("#members tbody"); !strings.Contains(got, "console-worker") || !strings.Contains(got, "jobs: 0") {
+		t.Errorf("share group members show %q, want client console-worker assigned jobs: 0", got)
+	}
+	if got := s.text(`#lag thead`); !strings.Contains(got, "Start offset") {
+		t.Errorf("share group partitions header %q, want a Start offset column", got)
+	}
+	share := `#lag tr[data-topic="jobs"][data-partition="0"]`
+	if got := s.text(share + " td.end"); got != strconv.Itoa(produced) {
+		t.Errorf("share-partition jobs 0 shows log end %q, want %d", got, produced)
+	}
+	if id, got := s.text("#members tbody tr td"), s.text(share+" td.member"); id == "" || !strings.HasPrefix(got, id) {
+		t.Errorf("share-partition jobs 0 shows member %q, want the member's id %q", got, id)
+	}
+	s.screenshot("share-group")
+
+	for _, path := range []string{"/topics", "/topics/orders", "/topics/orders/messages?partition=0", "/topics/orders/messages?partition=0&key=order-17&format=json", "/groups", "/groups/console-readers", "/groups/console-workers", "/"} {
 		s.open(path) // once more each, warm, for the load times below
 	}
 	t.Logf("page loads (navigate to heading visible): %s", strings.Join(s.loads, ", "))

@@ -14,7 +14,7 @@ type groupRow struct {
 }
 
 func (s *Server) groups(ctx context.Context, k *kafka, _ *http.Request, p *page) error {
-	p.Title = "Consumer groups"
+	p.Title = "Groups"
 	listed, err := k.admin.ListGroups(ctx)
 	if err != nil || len(listed) == 0 {
 		return err

@@ -33,6 +33,9 @@ var staticFiles embed.FS
 type Options struct {
 	// Addr is karst.console.listener, host:port.
 	Addr string
+	// ServerTLS, when set, makes the console serve HTTPS only, with the
+	// certificate of karst.console.ssl.*.
+	ServerTLS *tls.Config
 	// Bootstrap is the broker's own Kafka listener; every connection the
 	// console's clients make goes to it, whatever the broker advertises,
 	// so an advertised name this host cannot resolve does not matter.
@@ -106,13 +109,19 @@ func Start(opts Options) (*Server, error) {
 		}
 		return nil, err
 	}
+	if opts.ServerTLS != nil {
+		s.ln = tls.NewListener(s.ln, opts.ServerTLS)
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	go s.samples.run(ctx)
 	if s.sessions != nil {
 		go s.sessions.expire(ctx)
 	}
-	s.http = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	// Failed TLS handshakes (a plain-HTTP visitor, a browser refusing
+	// the certificate) are the visitor's business: debug, not stderr.
+	s.http = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug)}
 	go func() {
 		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			opts.Logger.Warn("web console stopped serving", "err", err)
@@ -147,6 +156,15 @@ func (s *Server) clientOpts(more ...kgo.Opt) []kgo.Opt {
 
 // Addr is the bound address.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// URL is the console's address as a browser opens it.
+func (s *Server) URL() string {
+	scheme := "http"
+	if s.opts.ServerTLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + s.Addr().String() + "/"
+}
 
 // Close stops serving and closes the console's clients.
 func (s *Server) Close(ctx context.Context) error {

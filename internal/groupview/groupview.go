@@ -3,7 +3,9 @@
 // kadm, for both the web console and the admin CLI. Classic groups are
 // read with DescribeGroups; KIP-848 consumer groups, which DescribeGroups
 // does not describe ("not a classic group", as in Kafka), with
-// ConsumerGroupDescribe, as Kafka's Admin does.
+// ConsumerGroupDescribe, as Kafka's Admin does; KIP-932 share groups,
+// which neither describes, with ShareGroupDescribe and
+// DescribeShareGroupOffsets.
 package groupview
 
 import (
@@ -18,12 +20,18 @@ import (
 
 // Group is one described group, or why it could not be described (Err).
 type Group struct {
+	// Type is ListGroups' group type: classic, consumer or share.
+	Type                                string
 	Name, State, ProtocolType, Protocol string
 	Coordinator                         int32
 	Members                             []Member
 	Lag                                 []PartitionLag // sorted by topic and partition
 	TotalLag                            int64
 	Err                                 error
+	// Note says what the broker could not tell of a group otherwise
+	// described: a share group's start offsets where the broker does not
+	// answer DescribeShareGroupOffsets.
+	Note string
 }
 
 // Member is one group member and the partitions assigned to it.
@@ -41,7 +49,9 @@ type AssignedTopic struct {
 // PartitionLag is one partition the group has committed or been assigned.
 // Committed is -1 where the group never committed; Lag then counts all
 // the partition holds (kadm's rule). Member, ClientID and Host are empty
-// for a partition no member is assigned.
+// for a partition no member is assigned. In a share group Committed is
+// the share-partition start offset (-1: not known) and Lag the broker's
+// count of records not yet delivered and acknowledged (-1: not known).
 type PartitionLag struct {
 	Topic                  string
 	Partition              int32
@@ -66,7 +76,7 @@ func Describe(ctx context.Context, admin *kadm.Client, names ...string) (map[str
 			out[name] = &Group{Name: name, Err: errors.New("no answer from the group's coordinator")}
 			continue
 		}
-		g := &Group{Name: name, State: gl.State, ProtocolType: gl.ProtocolType, Protocol: gl.Protocol, Coordinator: gl.Coordinator.NodeID, Err: gl.Error()}
+		g := &Group{Name: name, Type: "classic", State: gl.State, ProtocolType: gl.ProtocolType, Protocol: gl.Protocol, Coordinator: gl.Coordinator.NodeID, Err: gl.Error()}
 		out[name] = g
 		if g.Err != nil {
 			if errors.Is(g.Err, kerr.GroupIDNotFound) {
@@ -104,9 +114,25 @@ func Describe(ctx context.Context, admin *kadm.Client, names ...string) (map[str
 	if err != nil {
 		return nil, err
 	}
+	var notConsumer []string
 	for name, g := range consumers {
-		// A group neither protocol knows keeps DescribeGroups' answer:
-		// it does not exist.
+		if g.Err == nil || !errors.Is(g.Err, kerr.GroupIDNotFound) {
+			out[name] = g
+		} else {
+			notConsumer = append(notConsumer, name)
+		}
+	}
+	if len(notConsumer) == 0 {
+		return out, nil
+	}
+	slices.Sort(notConsumer)
+	shares, err := describeShareGroups(ctx, admin, notConsumer)
+	if err != nil {
+		return nil, err
+	}
+	for name, g := range shares {
+		// A group no protocol knows keeps DescribeGroups' answer: it
+		// does not exist.
 		if g.Err == nil || !errors.Is(g.Err, kerr.GroupIDNotFound) {
 			out[name] = g
 		}
@@ -131,20 +157,11 @@ func describeConsumerGroups(ctx context.Context, admin *kadm.Client, names []str
 	if err != nil && len(described) == 0 {
 		return nil, err
 	}
-	out := map[string]*Group{}
-	var ok []string
+	out, ok := answered(names, described, func(g kadm.DescribedConsumerGroup) error { return g.Err })
 	topics := kadm.TopicsSet{}
-	for _, name := range names {
-		g, found := described[name]
-		switch {
-		case !found:
-			out[name] = &Group{Name: name, Err: errors.New("no answer from the group's coordinator")}
-		case g.Err != nil:
-			out[name] = &Group{Name: name, Err: g.Err}
-		default:
-			ok = append(ok, name)
-			topics.Merge(g.AssignedPartitions())
-		}
+	for _, name := range ok {
+		g := described[name]
+		topics.Merge(g.AssignedPartitions())
 	}
 	if len(ok) == 0 {
 		return out, nil
@@ -162,7 +179,7 @@ func describeConsumerGroups(ctx context.Context, admin *kadm.Client, names []str
 	}
 	for _, name := range ok {
 		g := described[name]
-		d := &Group{Name: name, State: g.State, ProtocolType: "consumer", Protocol: g.AssignorName, Coordinator: g.Coordinator.NodeID}
+		d := &Group{Name: name, Type: "consumer", State: g.State, ProtocolType: "consumer", Protocol: g.AssignorName, Coordinator: g.Coordinator.NodeID}
 		out[name] = d
 		commits := kadm.OffsetResponses{}
 		if f, found := fetched[name]; found {
@@ -206,4 +223,22 @@ func describeConsumerGroups(ctx context.Context, admin *kadm.Client, names []str
 		d.TotalLag = lag.Total()
 	}
 	return out, nil
+}
+
+// answered splits names by their describe answers: ok are those described,
+// out holds the others, each with why it was not.
+func answered[T any](names []string, described map[string]T, errOf func(T) error) (out map[string]*Group, ok []string) {
+	out = map[string]*Group{}
+	for _, name := range names {
+		g, found := described[name]
+		switch {
+		case !found:
+			out[name] = &Group{Name: name, Err: errors.New("no answer from the group's coordinator")}
+		case errOf(g) != nil:
+			out[name] = &Group{Name: name, Err: errOf(g)}
+		default:
+			ok = append(ok, name)
+		}
+	}
+	return out, ok
 }

@@ -35,6 +35,9 @@ func (n *Node) startConsole(settings *config.Broker, listeners []server.Listener
 		SampleEvery:    time.Duration(settings.Int("karst.console.sample.interval.ms")) * time.Millisecond,
 		SessionTimeout: time.Duration(settings.Long("karst.console.session.timeout.ms")) * time.Millisecond,
 		Principal:      principal.Anonymous.String()}
+	if err := consoleServerTLS(settings, &opts); err != nil {
+		return fmt.Errorf("karst.console.listener %s: %w", addr, err)
+	}
 	if l.TLS != nil {
 		if opts.TLS, opts.Principal, err = consoleTLS(l); err != nil {
 			return fmt.Errorf("karst.console.listener %s: %w", addr, err)
@@ -59,7 +62,7 @@ func (n *Node) startConsole(settings *config.Broker, listeners []server.Listener
 	if len(opts.Mechanisms) > 0 {
 		login = strings.Join(opts.Mechanisms, ",")
 	}
-	n.logger.Info("serving the web console", "url", "http://"+c.Addr().String()+"/", "reads", opts.Bootstrap, "listener", l.Name,
+	n.logger.Info("serving the web console", "url", c.URL(), "reads", opts.Bootstrap, "listener", l.Name,
 		"login", login, "principal", opts.Principal)
 	return nil
 }
@@ -220,6 +223,15 @@ func (n *Node) loopbackAddr(listener string) string {
 		}
 	}
 	return net.JoinHostPort(host, fmt.Sprint(tcp.Port))
+}
+
+// ConsoleURL is the web console's address as a browser opens it, without
+// its closing slash, or "" when the console is off.
+func (n *Node) ConsoleURL() string {
+	if n.console == nil {
+		return ""
+	}
+	return strings.TrimSuffix(n.console.URL(), "/")
 }
 
 // ConsoleAddr is the bound address of karst.console.listener, or nil.
