@@ -373,7 +373,7 @@ func (c *Coordinator) shareHeartbeat(holder *classicGroup, req ShareHeartbeat, c
 	}
 	res := ShareHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch, HeartbeatInterval: cfg.HeartbeatInterval, Wait: wait}
 	if len(init) > 0 {
-		res.init = &shareInit{group: g.id, epoch: g.epoch, parts: init}
+		res.init = &shareInit{group: g.id, epoch: g.epoch, parts: init, view: req.Topics}
 	}
 	// A full request (subscribed topics set) is answered with the
 	// assignment, as Kafka does.

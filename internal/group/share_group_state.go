@@ -45,6 +45,9 @@ type shareInit struct {
 	group string
 	epoch int32
 	parts []SharePartitionInit
+	// view is the heartbeat's topics, whose ids the outcome is recorded
+	// with when the coordinator has no view of its own.
+	view TopicView
 }
 
 // SetShareInitializer sets where the share state of newly subscribed
@@ -225,7 +228,11 @@ func (c *Coordinator) finishShareInit(req shareInit, ok bool) {
 			delete(next.initializingAt, p.Topic)
 		}
 	}
-	if _, err := live.write(next, c.topics()); err != nil {
+	var view TopicView = req.view
+	if t := c.topics(); t != nil {
+		view = t
+	}
+	if _, err := live.write(next, view); err != nil {
 		c.logger.Warn("writing share group state metadata", "group", req.group, "err", err)
 	}
 }

@@ -130,7 +130,7 @@ func fillShareRead(req kmsg.Request, out reflect.Value, st share.State) {
 	out.FieldByName("StartOffset").SetInt(st.StartOffset)
 	if _, summary := req.(*kmsg.ReadShareGroupStateSummaryRequest); summary {
 		out.FieldByName("LeaderEpoch").SetInt(int64(st.LeaderEpoch))
-		out.FieldByName("DeliveryCompleteCount").SetInt(-1)
+		out.FieldByName("DeliveryCompleteCount").SetInt(int64(st.DeliveryCompleteCount))
 		return
 	}
 	var batches []kmsg.ReadShareGroupStateResponseTopicPartitionStateBatch

@@ -137,7 +137,7 @@ func (c *Coordinator) shardOf(k Key) (int32, error) {
 func (c *Coordinator) ReadState(k Key) (State, error) {
 	st, ok, err := c.Lookup(k)
 	if err == nil && !ok {
-		st = State{StartOffset: -1, LeaderEpoch: -1}
+		st = State{StartOffset: -1, LeaderEpoch: -1, DeliveryCompleteCount: -1}
 	}
 	return st, err
 }
@@ -234,8 +234,10 @@ func (c *Coordinator) Initialize(k Key, stateEpoch int32, startOffset int64) err
 			}
 			snapEpoch = e.snapshotEpoch + 1
 		}
-		v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: stateEpoch, LeaderEpoch: -1, StartOffset: startOffset,
-			CreateTimestamp: now, WriteTimestamp: now, DeliveryCompleteCount: -1}
+		// Leader epoch and delivered count 0, as Kafka 4.4's share
+		// coordinator initializes a state.
+		v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: stateEpoch, LeaderEpoch: 0, StartOffset: startOffset,
+			CreateTimestamp: now, WriteTimestamp: now, DeliveryCompleteCount: 0}
 		return []coordinator.Record{{Key: encodeKey(recordSnapshot, k), Value: v.encode()}}, nil
 	})
 }
@@ -303,7 +305,8 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 			return nil
 		}
 		s.states[k] = &entry{snapshotEpoch: v.SnapshotEpoch, created: v.CreateTimestamp,
-			state: State{StateEpoch: v.StateEpoch, LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: merge(nil, v.Batches, v.StartOffset)}}
+			state: State{StateEpoch: v.StateEpoch, LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: merge(nil, v.Batches, v.StartOffset),
+				DeliveryCompleteCount: v.DeliveryCompleteCount}}
 	case recordUpdate:
 		v, err := decodeUpdateValue(e.Value)
 		if err != nil {

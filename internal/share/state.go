@@ -47,6 +47,11 @@ type State struct {
 	// initialized (Kafka's uninitialized state).
 	StartOffset int64
 	Batches     []StateBatch
+	// DeliveryCompleteCount is the records past StartOffset in a final
+	// state (KIP-1226): 0 for a state just initialized, as Kafka 4.4
+	// answers; -1 (unknown) once written, since Karst's share-partitions
+	// do not count them.
+	DeliveryCompleteCount int32
 }
 
 // Update is what a Write changes: StartOffset (-1 leaves it) and the
@@ -115,5 +120,6 @@ func (s State) apply(u Update) State {
 		out.StartOffset = u.StartOffset
 	}
 	out.Batches = merge(s.Batches, u.Batches, out.StartOffset)
+	out.DeliveryCompleteCount = -1
 	return out
 }
