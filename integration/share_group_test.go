@@ -74,23 +74,27 @@ func (h *shareHarness) beatMember(m *shareMember, topics ...string) {
 	}
 }
 
-// settle heartbeats every member until all are at the group's epoch.
+// settle heartbeats every member until all are at the group's epoch
+// with partitions assigned: the group assigns its partitions only once
+// their share state is initialized, which follows the first heartbeat.
 func (h *shareHarness) settle(members ...*shareMember) int32 {
 	h.t.Helper()
-	for range 5 {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
 		for _, m := range members {
 			h.beatMember(m)
 		}
 		d := h.describeShareGroup()
 		done := true
 		for _, m := range members {
-			done = done && m.epoch == d.GroupEpoch
+			done = done && m.epoch == d.GroupEpoch && len(m.assigned) > 0
 		}
 		if done {
 			return d.GroupEpoch
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	h.t.Fatalf("members did not reach the group epoch: %+v", members)
+	h.t.Fatalf("members did not reach the group epoch with an assignment: %+v", members)
 	return 0
 }
 
@@ -428,9 +432,10 @@ func TestShareGroupHeartbeatSeedBytes(t *testing.T) {
 	if err := resp.ReadFrom(frame[5:]); err != nil {
 		t.Fatal(err)
 	}
+	// The join comes before the share state's initialization: an empty
+	// assignment, as Kafka 4.4 answers.
 	if resp.ErrorCode != 0 || resp.MemberID == nil || *resp.MemberID != "seed-member" || resp.MemberEpoch != 2 ||
-		resp.Assignment == nil || len(resp.Assignment.TopicPartitions) != 1 || resp.Assignment.TopicPartitions[0].TopicID != h.id ||
-		!slices.Equal(resp.Assignment.TopicPartitions[0].Partitions, []int32{0}) {
+		resp.Assignment == nil || len(resp.Assignment.TopicPartitions) != 0 {
 		t.Fatalf("v0 join: %+v", resp)
 	}
 }

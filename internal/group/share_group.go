@@ -80,6 +80,8 @@ type ShareHeartbeatResult struct {
 	Assignment MemberAssignment
 	// Wait is the durability of the heartbeat's records; nil when none.
 	Wait Durable
+	// init is the share state initialization the heartbeat calls for.
+	init *shareInit
 }
 
 // shareGroups is the coordinator's share groups; the map is guarded by
@@ -93,6 +95,9 @@ type shareGroups struct {
 	// perGroup, if set, applies a group's own configs
 	// (share.session.timeout.ms, share.heartbeat.interval.ms).
 	perGroup func(groupID string, broker ShareConfig) ShareConfig
+	// initialize initializes share state (share_group_state.go); nil:
+	// partitions stay initializing.
+	initialize ShareInitializer
 }
 
 type shareGroup struct {
@@ -109,8 +114,17 @@ type shareGroup struct {
 	partitionCounts map[string]int32
 	countsPending   bool
 	loadedHash      int64
-	// initialized is the topic-partitions of ShareGroupStatePartitionMetadata.
-	initialized MemberAssignment
+	// initialized, initializing and deleting are the topic-partitions of
+	// ShareGroupStatePartitionMetadata (share_group_state.go); only
+	// initialized ones are assigned. initializingAt is when a topic was
+	// last asked to be initialized.
+	initialized    MemberAssignment
+	initializing   MemberAssignment
+	initializingAt map[string]time.Time
+	deleting       []shareStateTopic
+	// stateChanged: the state record is to be written even if unchanged
+	// (an initialization asked for again).
+	stateChanged bool
 	// epochWritten: a ShareGroupMetadata record was replayed.
 	epochWritten bool
 }
@@ -130,7 +144,8 @@ type shareMember struct {
 func newShareGroup(holder *classicGroup) *shareGroup {
 	// Epoch 1 before the first member, as Kafka's ModernGroup starts.
 	return &shareGroup{holder: holder, id: holder.id, epoch: 1, members: map[string]*shareMember{},
-		target: map[string]MemberAssignment{}, partitionCounts: map[string]int32{}, initialized: MemberAssignment{}}
+		target: map[string]MemberAssignment{}, partitionCounts: map[string]int32{}, initialized: MemberAssignment{},
+		initializing: MemberAssignment{}, initializingAt: map[string]time.Time{}}
 }
 
 // SetShareConfig sets the group.share.* settings; call it before
@@ -249,6 +264,14 @@ func (c *Coordinator) ShareHeartbeat(req ShareHeartbeat) ShareHeartbeatResult {
 	}
 	holder.mu.Unlock()
 	c.releaseShareMembers(release, req.GroupID, released)
+	if res.init != nil {
+		c.mu.RLock()
+		init := c.share.initialize
+		c.mu.RUnlock()
+		if init != nil {
+			go c.runShareInit(init, *res.init, res.Wait)
+		}
+	}
 	return res
 }
 
@@ -331,7 +354,7 @@ func (c *Coordinator) shareHeartbeat(holder *classicGroup, req ShareHeartbeat, c
 		m.rackID = req.RackID
 	}
 	m.clientID, m.clientHost = req.ClientID, req.ClientHost
-	if g.refreshMetadata(req.Topics) {
+	if g.refreshMetadata(req.Topics) || g.initializedAssignmentPending() {
 		bumped = true
 	}
 	if bumped {
@@ -343,12 +366,18 @@ func (c *Coordinator) shareHeartbeat(holder *classicGroup, req ShareHeartbeat, c
 		m.assigned = cloneAssignment(g.target[m.id])
 	}
 	m.sessionDeadline = now.Add(cfg.SessionTimeout)
+	init := g.markInitializing(req.Topics, c.idsFor(req.Topics), now, shareInitializeRetry)
 	wait, err := live.write(g, req.Topics, m.id)
 	if err != nil {
 		return fail(kerr.CoordinatorNotAvailable, "")
 	}
 	res := ShareHeartbeatResult{MemberID: m.id, MemberEpoch: m.epoch, HeartbeatInterval: cfg.HeartbeatInterval, Wait: wait}
-	if req.MemberEpoch == 0 || !slices.Equal(before, partitionsOf(m.assigned)) {
+	if len(init) > 0 {
+		res.init = &shareInit{group: g.id, epoch: g.epoch, parts: init, view: req.Topics}
+	}
+	// A full request (subscribed topics set) is answered with the
+	// assignment, as Kafka does.
+	if req.MemberEpoch == 0 || req.SubscribedTopics != nil || !slices.Equal(before, partitionsOf(m.assigned)) {
 		res.Assignment = cloneAssignment(m.assigned)
 	}
 	return res, nil
@@ -381,7 +410,8 @@ func (g *shareGroup) clone() *shareGroup {
 		n.target[id] = cloneAssignment(a)
 	}
 	n.partitionCounts = maps.Clone(g.partitionCounts)
-	n.initialized = cloneAssignment(g.initialized)
+	n.initialized, n.initializing = cloneAssignment(g.initialized), cloneAssignment(g.initializing)
+	n.initializingAt, n.deleting, n.stateChanged = maps.Clone(g.initializingAt), slices.Clone(g.deleting), false
 	return &n
 }
 
@@ -419,7 +449,7 @@ func (g *shareGroup) refreshMetadata(view TopicView) bool {
 }
 
 // computeTarget recomputes the target assignment when the group epoch
-// moved past it.
+// moved past it, of the partitions whose share state is initialized.
 func (g *shareGroup) computeTarget() {
 	if g.assignmentEpoch == g.epoch || g.countsPending {
 		return
@@ -434,7 +464,7 @@ func (g *shareGroup) computeTarget() {
 		}
 		ms = append(ms, shareAssignMember{ID: m.id, Topics: ts, Current: g.target[m.id]})
 	}
-	g.target = assignShare(ms, g.partitionCounts)
+	g.target = assignShare(ms, g.partitionCounts, g.initialized)
 	g.assignmentEpoch = g.epoch
 }
 
@@ -578,10 +608,9 @@ func (m *shareMember) currentValue(ids TopicIDs) []byte {
 
 // recordsTo returns the records that turn g into next, in Kafka's order:
 // tombstones of removed members (current assignment, target, metadata),
-// the touched members' metadata, the group epoch, the share-partitions
-// the group now reads (ShareGroupStatePartitionMetadata), the target
-// assignment and its epoch, then the touched members' current
-// assignments.
+// the touched members' metadata, the group epoch, the target assignment
+// and its epoch, the touched members' current assignments, then the
+// share state of the partitions (ShareGroupStatePartitionMetadata).
 func (g *shareGroup) recordsTo(next *shareGroup, ids TopicIDs, touched []string) []Record {
 	recs := goneMemberTombstones(g.id, g.members, next.members, g.target,
 		keyShareGroupCurrentAssignment, keyShareGroupTargetMember, keyShareGroupMemberMetadata)
@@ -603,9 +632,6 @@ func (g *shareGroup) recordsTo(next *shareGroup, ids TopicIDs, touched []string)
 		// Assignments name topics by id; without ids they are not written.
 		return recs
 	}
-	if v, ok := next.stateValue(g.initialized, ids); ok {
-		recs = append(recs, Record{Key: consumerKey(keyShareGroupStatePartitionMetadata, g.id), Value: v})
-	}
 	recs = append(recs, targetAssignmentRecords(g.id, keyShareGroupTargetMember, keyShareGroupTargetMetadata,
 		g.target, next.target, slices.Sorted(maps.Keys(next.members)), g.assignmentEpoch, next.assignmentEpoch, ids)...)
 	for _, id := range touched {
@@ -618,39 +644,10 @@ func (g *shareGroup) recordsTo(next *shareGroup, ids TopicIDs, touched []string)
 			recs = append(recs, Record{Key: consumerKey(keyShareGroupCurrentAssignment, g.id, id), Value: v})
 		}
 	}
+	if v := next.stateValue(ids); next.stateChanged || !slices.Equal(v, g.stateValue(ids)) {
+		recs = append(recs, Record{Key: consumerKey(keyShareGroupStatePartitionMetadata, g.id), Value: v})
+	}
 	return recs
-}
-
-// stateValue is the ShareGroupStatePartitionMetadataValue listing the
-// partitions the group has read (had) and those its target reaches now,
-// when that adds any; the share-partitions themselves are initialized by
-// the share coordinator when they are first fetched.
-func (g *shareGroup) stateValue(had MemberAssignment, ids TopicIDs) ([]byte, bool) {
-	all := cloneAssignment(had)
-	grown := false
-	for _, a := range g.target {
-		for _, tp := range partitionsOf(a) {
-			if !hasPartition(all, tp) {
-				addPartition(all, tp)
-				grown = true
-			}
-		}
-	}
-	if !grown {
-		return nil, false
-	}
-	v := &shareStateValue{Initializing: []shareStateTopic{}, Deleting: []shareStateTopic{}}
-	for _, name := range slices.Sorted(maps.Keys(all)) {
-		id, ok := ids.TopicID(name)
-		if !ok || len(all[name]) == 0 {
-			continue
-		}
-		v.Initialized = append(v.Initialized, shareStateTopic{TopicID: id, TopicName: name, Partitions: all[name]})
-	}
-	if v.Initialized == nil {
-		v.Initialized = []shareStateTopic{}
-	}
-	return v.encode(), true
 }
 
 // replay applies one share group record: the one function that applies
@@ -695,10 +692,7 @@ func (g *shareGroup) replay(rec shareRecord, ids TopicIDs, cfg ShareConfig, now 
 		m.epoch, m.prevEpoch = rec.Current.MemberEpoch, rec.Current.PreviousMemberEpoch
 		m.assigned = fromTopicPartitions(rec.Current.Assigned, ids)
 	case keyShareGroupStatePartitionMetadata:
-		g.initialized = MemberAssignment{}
-		if !rec.Tombstone {
-			g.initialized = shareStatePartitions(rec.State.Initialized, ids)
-		}
+		g.replayState(rec, ids, now)
 	}
 }
 

@@ -18,8 +18,10 @@ type shareAssignMember struct {
 // them, and every member gets a part. When every member subscribes to the
 // same topics (Kafka's homogeneous case) the partitions of all of them
 // are balanced together; otherwise each topic is balanced among its own
-// subscribers (Kafka's heterogeneous builder, topic by topic).
-func assignShare(members []shareAssignMember, counts map[string]int32) map[string]MemberAssignment {
+// subscribers (Kafka's heterogeneous builder, topic by topic). Only the
+// partitions of assignable are assigned (those whose share state is
+// initialized); nil assigns every partition.
+func assignShare(members []shareAssignMember, counts map[string]int32, assignable MemberAssignment) map[string]MemberAssignment {
 	out := make(map[string]MemberAssignment, len(members))
 	for _, m := range members {
 		out[m.ID] = MemberAssignment{}
@@ -44,7 +46,7 @@ func assignShare(members []shareAssignMember, counts map[string]int32) map[strin
 		}
 	}
 	if homogeneous {
-		balanceShare(members, members[0].Topics, counts, out)
+		balanceShare(members, members[0].Topics, counts, assignable, out)
 		return out
 	}
 	topics := map[string][]shareAssignMember{}
@@ -59,7 +61,7 @@ func assignShare(members []shareAssignMember, counts map[string]int32) map[strin
 	}
 	slices.Sort(names)
 	for _, t := range names {
-		balanceShare(topics[t], []string{t}, counts, out)
+		balanceShare(topics[t], []string{t}, counts, assignable, out)
 	}
 	return out
 }
@@ -71,11 +73,13 @@ func assignShare(members []shareAssignMember, counts map[string]int32) map[strin
 // count and as long as the partition is not over-shared; what is left
 // goes, partition by partition, to the members furthest below their
 // count.
-func balanceShare(members []shareAssignMember, topics []string, counts map[string]int32, out map[string]MemberAssignment) {
+func balanceShare(members []shareAssignMember, topics []string, counts map[string]int32, assignable MemberAssignment, out map[string]MemberAssignment) {
 	var parts []TopicPartition
 	for _, t := range topics {
 		for p := int32(0); p < counts[t]; p++ {
-			parts = append(parts, TopicPartition{t, p})
+			if tp := (TopicPartition{t, p}); assignable == nil || hasPartition(assignable, tp) {
+				parts = append(parts, tp)
+			}
 		}
 	}
 	n, np := len(members), len(parts)

@@ -2,6 +2,7 @@ package group
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -21,6 +22,10 @@ type shareHarness struct {
 	topics   fakeTopics
 	mu       sync.Mutex
 	released []string
+	// inits are the share state initializations asked for ("group/epoch
+	// topic-partition ..."); initErr fails them.
+	inits   []string
+	initErr error
 }
 
 func newShareHarness(t *testing.T, topics fakeTopics) *shareHarness {
@@ -40,7 +45,78 @@ func (h *shareHarness) coordinator() *Coordinator {
 		h.mu.Unlock()
 		return nil
 	})
+	c.SetShareInitializer(func(_ context.Context, group string, epoch int32, parts []SharePartitionInit) error {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		call := fmt.Sprintf("%s/%d", group, epoch)
+		for _, p := range parts {
+			call += fmt.Sprintf(" %s-%d", p.Topic, p.Partition)
+		}
+		h.inits = append(h.inits, call)
+		return h.initErr
+	})
 	return c
+}
+
+// initCalls returns the initializations asked for so far.
+func (h *shareHarness) initCalls() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.inits)
+}
+
+// settle waits until group sg has no partition initializing: the
+// initializations its heartbeats asked for were answered.
+func (h *shareHarness) settle() {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		holder := h.c.group("sg", false)
+		n := 0
+		if holder != nil {
+			holder.mu.Lock()
+			if g := h.c.shareGroupOf(holder, false); g != nil {
+				n = len(g.initializing)
+			}
+			holder.mu.Unlock()
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatal("share state still initializing")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// shareStateOf is group sg's ShareGroupStatePartitionMetadataValue in c.
+func shareStateOf(t *testing.T, c *Coordinator, ids TopicIDs) []byte {
+	t.Helper()
+	holder := c.group("sg", false)
+	if holder == nil {
+		t.Fatal("no group sg")
+	}
+	holder.mu.Lock()
+	defer holder.mu.Unlock()
+	g := c.shareGroupOf(holder, false)
+	if g == nil {
+		t.Fatal("sg is not a share group")
+	}
+	return g.stateValue(ids)
+}
+
+// stateRecords returns the ShareGroupStatePartitionMetadata values written.
+func (h *shareHarness) stateRecords() []*shareStateValue {
+	h.store.mu.Lock()
+	defer h.store.mu.Unlock()
+	var out []*shareStateValue
+	for _, r := range h.store.recs {
+		if rec, ok, err := decodeShareRecord(r.Key, r.Value); ok && err == nil && rec.Type == keyShareGroupStatePartitionMetadata && !rec.Tombstone {
+			out = append(out, rec.State)
+		}
+	}
+	return out
 }
 
 func (h *shareHarness) beat(member string, epoch int32, topics ...string) ShareHeartbeatResult {
@@ -61,17 +137,30 @@ func countPartitions(a MemberAssignment) int { return len(partitionsOf(a)) }
 
 func TestShareGroupJoinEpochsAndAssignment(t *testing.T) {
 	h := newShareHarness(t, fakeTopics{"t": 6})
-	a := h.ok(h.beat("a", 0, "t"))
-	if a.MemberEpoch != 2 || countPartitions(a.Assignment) != 6 || a.HeartbeatInterval != 5*time.Second {
-		t.Fatalf("first join: epoch %d, assignment %v, interval %v", a.MemberEpoch, a.Assignment, a.HeartbeatInterval)
+	// The join is answered before the partitions' share state is
+	// initialized: an empty assignment; the next heartbeat assigns them
+	// at a new epoch, as in Kafka 4.4.
+	j := h.ok(h.beat("a", 0, "t"))
+	if j.MemberEpoch != 2 || j.Assignment == nil || countPartitions(j.Assignment) != 0 {
+		t.Fatalf("join: epoch %d, assignment %v", j.MemberEpoch, j.Assignment)
 	}
+	h.settle()
+	if got := h.initCalls(); !slices.Equal(got, []string{"sg/2 t-0 t-1 t-2 t-3 t-4 t-5"}) {
+		t.Fatalf("initializations %q", got)
+	}
+	a := h.ok(h.beat("a", 2))
+	if a.MemberEpoch != 3 || countPartitions(a.Assignment) != 6 || a.HeartbeatInterval != 5*time.Second {
+		t.Fatalf("after the initialization: epoch %d, assignment %v, interval %v", a.MemberEpoch, a.Assignment, a.HeartbeatInterval)
+	}
+	// The partitions are initialized: a second member is assigned at its
+	// join, and nothing more is initialized.
 	b := h.ok(h.beat("b", 0, "t"))
-	if b.MemberEpoch != 3 || countPartitions(b.Assignment) != 3 {
-		t.Fatalf("second join: epoch %d, assignment %v", b.MemberEpoch, b.Assignment)
+	if b.MemberEpoch != 4 || countPartitions(b.Assignment) != 3 || len(h.initCalls()) != 1 {
+		t.Fatalf("second join: epoch %d, assignment %v, initializations %q", b.MemberEpoch, b.Assignment, h.initCalls())
 	}
-	// a moves to epoch 3 and keeps half of what it had (stickiness).
-	a2 := h.ok(h.beat("a", 2))
-	if a2.MemberEpoch != 3 || countPartitions(a2.Assignment) != 3 {
+	// a moves to epoch 4 and keeps half of what it had (stickiness).
+	a2 := h.ok(h.beat("a", 3))
+	if a2.MemberEpoch != 4 || countPartitions(a2.Assignment) != 3 {
 		t.Fatalf("a after b joined: epoch %d, assignment %v", a2.MemberEpoch, a2.Assignment)
 	}
 	for _, tp := range partitionsOf(a2.Assignment) {
@@ -79,20 +168,24 @@ func TestShareGroupJoinEpochsAndAssignment(t *testing.T) {
 			t.Fatalf("a got %v, had %v, b has %v", a2.Assignment, a.Assignment, b.Assignment)
 		}
 	}
-	// Nothing changed: the answer carries no assignment.
-	if r := h.ok(h.beat("a", 3)); r.Assignment != nil {
+	// Nothing changed: the answer carries no assignment, unless the
+	// request is a full one (subscribed topics set).
+	if r := h.ok(h.beat("a", 4)); r.Assignment != nil {
 		t.Fatalf("unchanged heartbeat answered %v", r.Assignment)
+	}
+	if r := h.ok(h.beat("a", 4, "t")); countPartitions(r.Assignment) != 3 {
+		t.Fatalf("full heartbeat answered %v", r.Assignment)
 	}
 	// The previous epoch is accepted (its answer was lost), older and
 	// newer ones are fenced.
-	h.ok(h.beat("a", 2))
-	if r := h.beat("a", 1); !errors.Is(r.Err, kerr.FencedMemberEpoch) {
-		t.Fatalf("epoch 1: %v", r.Err)
+	h.ok(h.beat("a", 3))
+	if r := h.beat("a", 2); !errors.Is(r.Err, kerr.FencedMemberEpoch) {
+		t.Fatalf("epoch 2: %v", r.Err)
 	}
 	if r := h.beat("a", 9); !errors.Is(r.Err, kerr.FencedMemberEpoch) {
 		t.Fatalf("epoch 9: %v", r.Err)
 	}
-	if r := h.beat("zz", 3); !errors.Is(r.Err, kerr.UnknownMemberID) {
+	if r := h.beat("zz", 4); !errors.Is(r.Err, kerr.UnknownMemberID) {
 		t.Fatalf("unknown member: %v", r.Err)
 	}
 }
@@ -102,6 +195,7 @@ func TestShareGroupMoreMembersThanPartitionsShare(t *testing.T) {
 	epochs := map[string]int32{}
 	for _, m := range []string{"a", "b", "c"} {
 		epochs[m] = h.ok(h.beat(m, 0, "t")).MemberEpoch
+		h.settle()
 	}
 	holders := map[TopicPartition]int{}
 	for _, m := range []string{"a", "b", "c"} {
@@ -174,6 +268,7 @@ func TestShareGroupValidation(t *testing.T) {
 func TestShareGroupLeaveAndSessionTimeoutRelease(t *testing.T) {
 	h := newShareHarness(t, fakeTopics{"t": 4})
 	a := h.ok(h.beat("a", 0, "t"))
+	h.settle()
 	b := h.ok(h.beat("b", 0, "t"))
 	h.ok(h.beat("a", a.MemberEpoch))
 	leave := h.ok(h.beat("b", -1))
@@ -217,19 +312,37 @@ func TestShareGroupLeaveAndSessionTimeoutRelease(t *testing.T) {
 func TestShareGroupSubscriptionChange(t *testing.T) {
 	h := newShareHarness(t, fakeTopics{"t": 2, "u": 3})
 	a := h.ok(h.beat("a", 0, "t"))
+	h.settle()
+	// A new topic is assigned once its share state is initialized: t's
+	// partitions at the subscription's epoch, u's at the next.
 	r := h.ok(h.beat("a", a.MemberEpoch, "t", "u"))
-	if r.MemberEpoch != a.MemberEpoch+1 || countPartitions(r.Assignment) != 5 {
+	if r.MemberEpoch != a.MemberEpoch+1 || len(r.Assignment["t"]) != 2 || len(r.Assignment["u"]) != 0 {
 		t.Fatalf("after subscribing to u: %+v", r)
+	}
+	h.settle()
+	r = h.ok(h.beat("a", r.MemberEpoch))
+	if r.MemberEpoch != a.MemberEpoch+2 || countPartitions(r.Assignment) != 5 {
+		t.Fatalf("after u was initialized: %+v", r)
 	}
 	r = h.ok(h.beat("a", r.MemberEpoch, "u"))
 	if len(r.Assignment["t"]) != 0 || len(r.Assignment["u"]) != 3 {
 		t.Fatalf("after dropping t: %v", r.Assignment)
 	}
-	// A topic growing bumps the epoch.
+	// A topic growing bumps the epoch; its new partition is initialized,
+	// then assigned.
 	h.topics["u"] = 4
+	r = h.ok(h.beat("a", r.MemberEpoch))
+	if r.Assignment != nil {
+		t.Fatalf("u grew, its new partition not initialized: %v", r.Assignment)
+	}
+	h.settle()
 	r = h.ok(h.beat("a", r.MemberEpoch))
 	if len(r.Assignment["u"]) != 4 {
 		t.Fatalf("after u grew: %v", r.Assignment)
+	}
+	want := []string{"sg/2 t-0 t-1", "sg/3 u-0 u-1 u-2", "sg/6 u-3"}
+	if got := h.initCalls(); !slices.Equal(got, want) {
+		t.Fatalf("initializations %q, want %q", got, want)
 	}
 }
 
@@ -239,6 +352,7 @@ func TestShareGroupSubscriptionChange(t *testing.T) {
 func TestShareGroupRestartReplays(t *testing.T) {
 	h := newShareHarness(t, fakeTopics{"t": 4})
 	a := h.ok(h.beat("a", 0, "t"))
+	h.settle()
 	b := h.ok(h.beat("b", 0, "t"))
 	a2 := h.ok(h.beat("a", a.MemberEpoch))
 	before := h.c.DescribeShareGroups([]string{"sg"})[0]
@@ -246,6 +360,9 @@ func TestShareGroupRestartReplays(t *testing.T) {
 	c2 := h.coordinator()
 	if skipped, err := c2.Load(replayRecords(h.store.recs)); err != nil || skipped != 0 {
 		t.Fatalf("load: skipped %d, %v", skipped, err)
+	}
+	if got, want := shareStateOf(t, c2, h.topics), shareStateOf(t, h.c, h.topics); !bytes.Equal(got, want) || len(h.stateRecords()) != 2 {
+		t.Fatalf("share state after restart %x, before %x (%d records)", got, want, len(h.stateRecords()))
 	}
 	h.c = c2
 	after := c2.DescribeShareGroups([]string{"sg"})[0]
@@ -392,7 +509,7 @@ func TestShareAssignorBalance(t *testing.T) {
 		for i := range tc.members {
 			ms = append(ms, shareAssignMember{ID: fmt.Sprintf("m%02d", i), Topics: []string{"t"}})
 		}
-		out := assignShare(ms, map[string]int32{"t": int32(tc.partitions)})
+		out := assignShare(ms, map[string]int32{"t": int32(tc.partitions)}, nil)
 		sharing := (tc.members + tc.partitions - 1) / tc.partitions
 		holders := map[int32]int{}
 		lo, hi := 1<<30, 0
@@ -456,4 +573,57 @@ func FuzzDecodeShareRecord(f *testing.F) {
 		g := newShareGroup(newClassicGroup(c, rec.Group, time.Unix(0, 0)))
 		g.replay(rec, topics, DefaultShareConfig(), time.Unix(0, 0))
 	})
+}
+
+// TestShareGroupStateLifecycle: the share state records of Kafka 4.4
+// (initializing at the heartbeat, initialized once the share coordinator
+// answered), a failed initialization leaving the partitions
+// uninitialized and asked for again, and an initialization left
+// unanswered asked for again after group.share.initialize.retry.interval.ms.
+func TestShareGroupStateLifecycle(t *testing.T) {
+	h := newShareHarness(t, fakeTopics{"t": 2})
+	h.initErr = errors.New("no share coordinator")
+	a := h.ok(h.beat("a", 0, "t"))
+	h.settle()
+	st := h.stateRecords()
+	if len(st) != 2 || len(st[0].Initializing) != 1 || !slices.Equal(st[0].Initializing[0].Partitions, []int32{0, 1}) ||
+		len(st[0].Initialized) != 0 || len(st[1].Initializing) != 0 || len(st[1].Initialized) != 0 {
+		t.Fatalf("state records after a failed initialization: %+v", st)
+	}
+	r := h.ok(h.beat("a", a.MemberEpoch))
+	if countPartitions(r.Assignment) != 0 && r.Assignment != nil {
+		t.Fatalf("assigned uninitialized partitions: %v", r.Assignment)
+	}
+	h.mu.Lock()
+	h.initErr = nil
+	h.mu.Unlock()
+	h.settle()
+	if got := h.initCalls(); len(got) != 2 || got[1] != "sg/2 t-0 t-1" {
+		t.Fatalf("initializations %q", got)
+	}
+	st = h.stateRecords()
+	if last := st[len(st)-1]; len(last.Initializing) != 0 || len(last.Initialized) != 1 || !slices.Equal(last.Initialized[0].Partitions, []int32{0, 1}) {
+		t.Fatalf("state record after the initialization: %+v", last)
+	}
+	r = h.ok(h.beat("a", r.MemberEpoch))
+	if r.MemberEpoch != 3 || countPartitions(r.Assignment) != 2 {
+		t.Fatalf("after the initialization: %+v", r)
+	}
+
+	// Without an initializer the partitions stay initializing; a
+	// heartbeat within the retry interval does not ask again, one after
+	// it does.
+	h2 := newShareHarness(t, fakeTopics{"t": 1})
+	h2.c.SetShareInitializer(nil)
+	b := h2.ok(h2.beat("b", 0, "t"))
+	h2.clock.advance(29 * time.Second)
+	h2.ok(h2.beat("b", b.MemberEpoch))
+	if n := len(h2.stateRecords()); n != 1 {
+		t.Fatalf("%d state records within the retry interval", n)
+	}
+	h2.clock.advance(2 * time.Second)
+	h2.ok(h2.beat("b", b.MemberEpoch))
+	if st := h2.stateRecords(); len(st) != 2 || len(st[1].Initializing) != 1 {
+		t.Fatalf("state records after the retry interval: %+v", st)
+	}
 }

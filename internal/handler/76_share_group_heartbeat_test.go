@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/karst-broker/karst/internal/share"
 )
 
 // seedShareHeartbeatResponse is the 50-byte ShareGroupHeartbeatResponse v0
@@ -110,6 +113,7 @@ func TestSeedShareHeartbeatResponseLayout(t *testing.T) {
 func TestShareGroupHeartbeatAndDescribe(t *testing.T) {
 	for _, v := range []int16{0, 1} {
 		f := newGroupFixture(t)
+		f.gc.SetShareInitializer(share.NewCoordinator(share.CoordinatorOptions{}).InitializeGroup)
 		f.createTopic("st", 3, nil)
 		tp, _ := f.store.Image().Topic("st")
 		id := [16]byte(tp.ID)
@@ -124,15 +128,36 @@ func TestShareGroupHeartbeatAndDescribe(t *testing.T) {
 		req := kmsg.NewPtrShareGroupHeartbeatRequest()
 		req.GroupID, req.MemberID, req.SubscribedTopicNames = "sg", "m1", []string{"st"}
 		resp := f.start(req, v)().(*kmsg.ShareGroupHeartbeatResponse)
+		// The join is answered before the share state is initialized,
+		// with an empty assignment; a later heartbeat gets the partitions.
 		if resp.ErrorCode != 0 || resp.MemberID == nil || *resp.MemberID != "m1" || resp.MemberEpoch != 2 || resp.HeartbeatIntervalMillis != 5000 ||
-			resp.Assignment == nil || len(resp.Assignment.TopicPartitions) != 1 || resp.Assignment.TopicPartitions[0].TopicID != id ||
-			len(resp.Assignment.TopicPartitions[0].Partitions) != 3 {
+			resp.Assignment == nil || len(resp.Assignment.TopicPartitions) != 0 {
 			t.Fatalf("v%d join: %+v", v, resp)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			beat := kmsg.NewPtrShareGroupHeartbeatRequest()
+			beat.GroupID, beat.MemberID, beat.MemberEpoch = "sg", "m1", resp.MemberEpoch
+			resp = f.start(beat, v)().(*kmsg.ShareGroupHeartbeatResponse)
+			if resp.ErrorCode != 0 {
+				t.Fatalf("v%d heartbeat: %+v", v, resp)
+			}
+			if resp.Assignment != nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("v%d: no assignment after the share state's initialization", v)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if resp.MemberEpoch != 3 || len(resp.Assignment.TopicPartitions) != 1 || resp.Assignment.TopicPartitions[0].TopicID != id ||
+			len(resp.Assignment.TopicPartitions[0].Partitions) != 3 {
+			t.Fatalf("v%d assignment: %+v", v, resp)
 		}
 		desc := kmsg.NewPtrShareGroupDescribeRequest()
 		desc.GroupIDs, desc.IncludeAuthorizedOperations = []string{"sg", "nope"}, true
 		dr := f.start(desc, v)().(*kmsg.ShareGroupDescribeResponse)
-		if len(dr.Groups) != 2 || dr.Groups[0].ErrorCode != 0 || dr.Groups[0].GroupState != "Stable" || dr.Groups[0].GroupEpoch != 2 ||
+		if len(dr.Groups) != 2 || dr.Groups[0].ErrorCode != 0 || dr.Groups[0].GroupState != "Stable" || dr.Groups[0].GroupEpoch != 3 ||
 			dr.Groups[0].Assignor != "simple" || len(dr.Groups[0].Members) != 1 || dr.Groups[0].Members[0].MemberID != "m1" ||
 			dr.Groups[0].Members[0].Assignment.TopicPartitions[0].Topic != "st" || dr.Groups[0].AuthorizedOperations == authorizedOperationsNotRequested ||
 			dr.Groups[1].ErrorCode != 69 {

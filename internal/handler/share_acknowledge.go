@@ -57,18 +57,25 @@ func (b *Broker) handleShareAcknowledge(_ context.Context, r *Request) Outcome {
 		rt := kmsg.NewShareAcknowledgeResponseTopic()
 		rt.TopicID = t.TopicID
 		for _, p := range t.Partitions {
+			if len(p.AcknowledgementBatches) == 0 {
+				// Kafka 4.4 acknowledges, and answers, only the partitions
+				// that carry batches.
+				continue
+			}
 			a := shareAck{tp: share.TopicPartition{TopicID: t.TopicID, Partition: p.Partition}}
 			for _, ab := range p.AcknowledgementBatches {
 				a.acks = append(a.acks, toAck(ab.FirstOffset, ab.LastOffset, ab.AcknowledgeTypes))
 			}
 			rp := kmsg.NewShareAcknowledgeResponseTopicPartition()
 			rp.Partition = p.Partition
-			rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = -1, -1
 			code, msg := b.acknowledge(img, group, member, a, renew)
 			rp.ErrorCode, rp.ErrorMessage = code, optionalString(msg)
+			rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = shareCurrentLeader(img, t.TopicID, p.Partition, code)
 			rt.Partitions = append(rt.Partitions, rp)
 		}
-		resp.Topics = append(resp.Topics, rt)
+		if len(rt.Partitions) > 0 {
+			resp.Topics = append(resp.Topics, rt)
+		}
 	}
 	if req.ShareSessionEpoch == share.FinalEpoch {
 		resp.ErrorCode = b.closeShareSession(r.Conn, key)

@@ -28,6 +28,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	klog "github.com/karst-broker/karst/internal/log"
+	"github.com/karst-broker/karst/internal/metadata"
 	"github.com/karst-broker/karst/internal/share"
 )
 
@@ -110,7 +111,7 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 		}
 	}
 	img := b.image()
-	out := newShareFetchAnswer(resp)
+	out := newShareFetchAnswer(resp, img)
 	renew := req.Version >= 2 && req.IsRenewAck
 	for _, a := range acks {
 		p := out.partition(a.tp)
@@ -170,7 +171,6 @@ func (b *Broker) handleShareFetch(_ context.Context, r *Request) Outcome {
 				p.AcquiredRecords = append(p.AcquiredRecords, ar)
 				records -= int(a.LastOffset - a.FirstOffset + 1)
 			}
-			p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = t.meta.Leader, t.meta.LeaderEpoch
 			budget -= len(data)
 		}
 		return got
@@ -318,10 +318,12 @@ func waitSignals(ctx context.Context, signals []<-chan struct{}, wait time.Durat
 type shareFetchAnswer struct {
 	resp  *kmsg.ShareFetchResponse
 	index map[share.TopicPartition][2]int
+	// img names the current leaders (shareCurrentLeader).
+	img *metadata.Image
 }
 
-func newShareFetchAnswer(resp *kmsg.ShareFetchResponse) *shareFetchAnswer {
-	return &shareFetchAnswer{resp: resp, index: map[share.TopicPartition][2]int{}}
+func newShareFetchAnswer(resp *kmsg.ShareFetchResponse, img *metadata.Image) *shareFetchAnswer {
+	return &shareFetchAnswer{resp: resp, index: map[share.TopicPartition][2]int{}, img: img}
 }
 
 func (a *shareFetchAnswer) partition(tp share.TopicPartition) *kmsg.ShareFetchResponseTopicPartition {
@@ -347,13 +349,21 @@ func (a *shareFetchAnswer) partition(tp share.TopicPartition) *kmsg.ShareFetchRe
 	// whole response ("non-nullable field records was serialized as null")
 	// on a partition answered with null, as one without data would be.
 	p.Records = []byte{}
-	p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = -1, -1
 	a.resp.Topics[ti].Partitions = append(a.resp.Topics[ti].Partitions, p)
 	a.index[tp] = [2]int{ti, len(a.resp.Topics[ti].Partitions) - 1}
 	return &a.resp.Topics[ti].Partitions[len(a.resp.Topics[ti].Partitions)-1]
 }
 
-func (a *shareFetchAnswer) done() kmsg.Response { return a.resp }
+func (a *shareFetchAnswer) done() kmsg.Response {
+	for i := range a.resp.Topics {
+		t := &a.resp.Topics[i]
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = shareCurrentLeader(a.img, t.TopicID, p.Partition, p.ErrorCode)
+		}
+	}
+	return a.resp
+}
 
 // toAck converts a request's acknowledgement batch.
 func toAck(first, last int64, types []int8) share.Ack {

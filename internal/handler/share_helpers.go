@@ -240,3 +240,19 @@ func fetchedBatches(data []byte, readCommitted bool, aborted []klog.AbortedTxn) 
 	}
 	return out, pos
 }
+
+// shareCurrentLeader is the CurrentLeader of a ShareFetch or
+// ShareAcknowledge partition answer as Kafka 4.4's KafkaApis fills it:
+// the metadata's leader only for NOT_LEADER_OR_FOLLOWER and
+// FENCED_LEADER_EPOCH, the schema's default (0, 0) otherwise.
+func shareCurrentLeader(img *metadata.Image, topicID [16]byte, partition int32, code int16) (int32, int32) {
+	if code != kerr.NotLeaderForPartition.Code && code != kerr.FencedLeaderEpoch.Code {
+		return 0, 0
+	}
+	if img != nil {
+		if t, ok := img.TopicByID(metadata.UUID(topicID)); ok && partition >= 0 && int(partition) < len(t.Partitions) {
+			return t.Partitions[partition].Leader, t.Partitions[partition].LeaderEpoch
+		}
+	}
+	return -1, -1
+}

@@ -1,6 +1,8 @@
 package handler
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"fmt"
 	"testing"
 
@@ -56,5 +58,28 @@ func TestShareByDuration(t *testing.T) {
 		if ok := byDuration.MatchString(tc.in); ok != tc.ok {
 			t.Errorf("%q: matched %v", tc.in, ok)
 		}
+	}
+}
+
+// TestShareCurrentLeader: Kafka 4.4 names the current leader in a share
+// answer only for NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH, leaving
+// the schema's (0, 0) otherwise.
+func TestShareCurrentLeader(t *testing.T) {
+	f := newGroupFixture(t)
+	f.createTopic("cl", 1, nil)
+	img := f.store.Image()
+	tp, _ := img.Topic("cl")
+	id := [16]byte(tp.ID)
+	if l, e := shareCurrentLeader(img, id, 0, 0); l != 0 || e != 0 {
+		t.Fatalf("no error: %d/%d", l, e)
+	}
+	want := tp.Partitions[0]
+	for _, code := range []int16{kerr.NotLeaderForPartition.Code, kerr.FencedLeaderEpoch.Code} {
+		if l, e := shareCurrentLeader(img, id, 0, code); l != want.Leader || e != want.LeaderEpoch {
+			t.Fatalf("error %d: %d/%d, want %d/%d", code, l, e, want.Leader, want.LeaderEpoch)
+		}
+	}
+	if l, e := shareCurrentLeader(img, [16]byte{1}, 0, kerr.FencedLeaderEpoch.Code); l != -1 || e != -1 {
+		t.Fatalf("unknown topic: %d/%d", l, e)
 	}
 }

@@ -243,6 +243,7 @@ func Start(cfg Config) (n *Node, err error) {
 	}
 	n.shareState.Store(shareState)
 	groups.SetShareRelease(shares.ReleaseMember)
+	groups.SetShareInitializer(shareState.InitializeGroup)
 	clientTelemetry := metrics.NewClientTelemetry()
 	clientTelemetry.Register(n.metrics)
 	broker := handler.NewBroker(handler.Options{

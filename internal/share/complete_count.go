@@ -18,15 +18,6 @@ func completeCount(cur State, ok bool, u Update) int32 {
 	return u.DeliveryCompleteCount
 }
 
-// initialCompleteCount is the count of a state initialized at start: none
-// is complete yet, or unknown for a state left uninitialized (-1).
-func initialCompleteCount(start int64) int32 {
-	if start == -1 {
-		return -1
-	}
-	return 0
-}
-
 // terminalFrom counts the terminal records of the window at or above
 // from, with pending (offset to its next state) applied over them: the
 // DeliveryCompleteCount a write sends.

@@ -1,6 +1,7 @@
 package share
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -247,10 +248,27 @@ func (c *Coordinator) Initialize(k Key, stateEpoch int32, startOffset int64) err
 			}
 			snapEpoch = e.snapshotEpoch + 1
 		}
-		v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: stateEpoch, LeaderEpoch: -1, StartOffset: startOffset,
-			CreateTimestamp: now, WriteTimestamp: now, DeliveryCompleteCount: initialCompleteCount(startOffset)}
+		// Leader epoch and delivered count 0, as Kafka 4.4's share
+		// coordinator initializes a state.
+		v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: stateEpoch, LeaderEpoch: 0, StartOffset: startOffset,
+			CreateTimestamp: now, WriteTimestamp: now, DeliveryCompleteCount: 0}
 		return []coordinator.Record{{Key: encodeKey(recordSnapshot, k), Value: v.encode()}}, nil
 	})
+}
+
+// InitializeGroup initializes the state of a share group's partitions
+// with stateEpoch and start offset -1 (the group coordinator's persister
+// call when a share group subscribes to them); the first error ends it.
+func (c *Coordinator) InitializeGroup(ctx context.Context, groupID string, stateEpoch int32, parts []group.SharePartitionInit) error {
+	for _, p := range parts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := c.Initialize(Key{Group: groupID, TopicID: p.TopicID, Partition: p.Partition}, stateEpoch, -1); err != nil {
+			return fmt.Errorf("share-partition %s-%d: %w", p.Topic, p.Partition, err)
+		}
+	}
+	return nil
 }
 
 // Delete removes k's state (DeleteShareGroupState): tombstones of both

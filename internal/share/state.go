@@ -50,8 +50,8 @@ type State struct {
 	// DeliveryCompleteCount (KIP-1226) is how many offsets at or above
 	// StartOffset are acknowledged or archived, as the share-partition
 	// last wrote it: with the log end offset it gives the group's lag
-	// without reading the batches. -1 when unknown (state written
-	// before Kafka 4.2, or never initialized).
+	// without reading the batches. 0 for a state just initialized, as
+	// Kafka 4.4 answers; -1 when unknown (state written before Kafka 4.2).
 	DeliveryCompleteCount int32
 }
 
@@ -124,5 +124,6 @@ func (s State) apply(u Update) State {
 		out.StartOffset = u.StartOffset
 	}
 	out.Batches = merge(s.Batches, u.Batches, out.StartOffset)
+	out.DeliveryCompleteCount = -1
 	return out
 }
