@@ -31,16 +31,10 @@ func (b *Broker) handleAlterShareGroupOffsets(_ context.Context, r *Request) Out
 		resp.ErrorCode, resp.ErrorMessage = err.Code, &msg
 		return Ready(resp)
 	}
-	switch {
-	case b.shareOffsetsUnavailable():
-		return topLevel(kerr.CoordinatorNotAvailable, kerr.CoordinatorNotAvailable.Description)
-	case req.GroupID == "":
-		return topLevel(kerr.InvalidGroupID, kerr.InvalidGroupID.Description)
+	if err, msg := b.shareOffsetsRefusal(req.GroupID, true); err != nil {
+		return topLevel(err, msg)
 	}
 	gc := b.groups()
-	if e := gc.CheckShareOffsetsChange(req.GroupID, true); e != nil {
-		return topLevel(e.Err, e.Message)
-	}
 	img := b.image()
 	type pending struct {
 		k     share.Key

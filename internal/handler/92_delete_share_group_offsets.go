@@ -30,16 +30,10 @@ func (b *Broker) handleDeleteShareGroupOffsets(_ context.Context, r *Request) Ou
 		resp.ErrorCode, resp.ErrorMessage = err.Code, &msg
 		return Ready(resp)
 	}
-	switch {
-	case b.shareOffsetsUnavailable():
-		return topLevel(kerr.CoordinatorNotAvailable, kerr.CoordinatorNotAvailable.Description)
-	case req.GroupID == "":
-		return topLevel(kerr.InvalidGroupID, kerr.InvalidGroupID.Description)
+	if err, msg := b.shareOffsetsRefusal(req.GroupID, false); err != nil {
+		return topLevel(err, msg)
 	}
 	gc := b.groups()
-	if e := gc.CheckShareOffsetsChange(req.GroupID, false); e != nil {
-		return topLevel(e.Err, e.Message)
-	}
 	held, err := gc.ShareStatePartitions(req.GroupID)
 	if err != nil {
 		return topLevel(err, err.Description)

@@ -89,3 +89,19 @@ func errMessage(err *kerr.Error) *string {
 func (b *Broker) holdsShareGroups(ids []string) bool {
 	return b.opts.ShareState != nil && len(b.groups().ShareGroupsToDelete(ids)) > 0
 }
+
+// shareOffsetsRefusal is why AlterShareGroupOffsets (create) or
+// DeleteShareGroupOffsets may not change groupID's offsets, with Kafka's
+// message; nil when they may.
+func (b *Broker) shareOffsetsRefusal(groupID string, create bool) (*kerr.Error, string) {
+	switch {
+	case b.shareOffsetsUnavailable():
+		return kerr.CoordinatorNotAvailable, kerr.CoordinatorNotAvailable.Description
+	case groupID == "":
+		return kerr.InvalidGroupID, kerr.InvalidGroupID.Description
+	}
+	if e := b.groups().CheckShareOffsetsChange(groupID, create); e != nil {
+		return e.Err, e.Message
+	}
+	return nil, ""
+}
