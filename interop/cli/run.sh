@@ -8,7 +8,8 @@
 # transaction checks (INTEROP_TXN=0 skips them) copy records with Kafka's
 # TransactionalMessageCopier, hold a transaction open with TxnHold.java (a single-file Java program on
 # Kafka's client jars) and inspect both with kafka-transactions list / describe / describe-producers.
-# The share group checks (INTEROP_SHARE=0 skips them) read a topic with kafka-console-share-consumer:
+# The share group checks (INTEROP_SHARE=0 skips them) read a topic with kafka-console-share-consumer
+# and then run kafka-share-groups (list, describe, reset offsets, delete offsets, delete) on its group:
 # released records come back with delivery count 2, accepted ones do not.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -223,6 +224,69 @@ share_console_after_accept() {
     --reader-property parse.key=true --reader-property key.separator=: --sync || return 1
   local got; got=$(share_console --max-messages 1) || return 1
   expect_eq "$got" "Delivery:1:k7:v7"
+}
+
+# ---- kafka-share-groups (ShareGroupCommand) on share group TS once the console share consumer has
+# left it: list, describe (offsets, state, members), reset offsets of the empty group, delete its
+# offsets, delete it. Offsets are compared as columns, the same on Karst and Kafka.
+sg() { tool kafka-share-groups --bootstrap-server "$B" "$@"; }
+sg_columns() { # the PARTITION and the given column of TS's rows of `sg --describe`
+  awk -v t="$TS" -v c="$1" '$1 == t && $2 == t { print $3, $c }' | sort
+}
+share_groups_list() {
+  local got; got=$(sg --list) || return 1
+  echo "$got"; grep -qx "$TS" <<< "$got"
+}
+share_groups_describe_offsets() {
+  local got; got=$(sg --describe --group "$TS") || return 1
+  echo "$got"
+  # Every record is accepted: no lag. The start offsets may differ (Kafka 4.4 persists a
+  # share-partition's start offset one write late, its lag subtracting the acknowledged records).
+  expect_eq "$(sg_columns 5 <<< "$got")" $'0 0\n1 0' || return 1
+  expect_eq "$(awk -v t="$TS" '$1 == t && $4 < 0 { print "negative start offset: " $0 }' <<< "$got")" ""
+}
+share_groups_describe_state() {
+  local got; got=$(sg --describe --group "$TS" --state) || return 1
+  echo "$got"; grep -Eq "^$TS +.* Empty +0\$" <<< "$got"
+}
+share_groups_describe_members() {
+  local got; got=$(sg --describe --group "$TS" --members 2>&1) || return 1
+  echo "$got"; grep -q "Share group '$TS' has no active members." <<< "$got"
+}
+share_groups_reset_to_earliest() {
+  local got; got=$(sg --reset-offsets --group "$TS" --topic "$TS" --to-earliest --execute) || return 1
+  echo "$got"
+  expect_eq "$(sg_columns 4 <<< "$got")" $'0 0\n1 0' || return 1
+  got=$(sg --describe --group "$TS") || return 1
+  echo "$got"
+  expect_eq "$(awk -v t="$TS" '$1 == t { s += $5 } END { print s }' <<< "$got")" 7
+}
+share_groups_reset_to_offset() {
+  local got; got=$(sg --reset-offsets --group "$TS" --topic "$TS:0" --to-offset 1 --execute) || return 1
+  echo "$got"
+  expect_eq "$(sg_columns 4 <<< "$got")" "0 1" || return 1
+  got=$(sg --describe --group "$TS") || return 1
+  echo "$got"
+  expect_eq "$(sg_columns 4 <<< "$got")" $'0 1\n1 0'
+}
+share_groups_reset_to_latest() {
+  local got; got=$(sg --reset-offsets --group "$TS" --all-topics --to-latest --execute) || return 1
+  echo "$got"
+  got=$(sg --describe --group "$TS") || return 1
+  echo "$got"
+  expect_eq "$(sg_columns 5 <<< "$got")" $'0 0\n1 0'
+}
+share_groups_delete_offsets() {
+  local got; got=$(sg --delete-offsets --group "$TS" --topic "$TS") || return 1
+  echo "$got"; grep -Eq "^$TS +Successful" <<< "$got" || return 1
+  got=$(sg --describe --group "$TS") || return 1
+  echo "$got"; grep -q "Share group '$TS' has no offset information." <<< "$got"
+}
+share_groups_delete() {
+  local got; got=$(sg --delete --group "$TS") || return 1
+  echo "$got"; grep -q "Deletion of requested share groups ('$TS') was successful." <<< "$got" || return 1
+  got=$(sg --list) || return 1
+  ! grep -qx "$TS" <<< "$got"
 }
 
 # ---- transactions: TransactionalMessageCopier copies 10 records in transactions of 3 (consume-
@@ -560,8 +624,13 @@ else
 fi
 if [ "${INTEROP_SHARE:-1}" != 0 ]; then
   if check share_console_release share_console_release; then
-    check share_console_redelivered_accept share_console_redelivered_accept &&
-      check share_console_after_accept share_console_after_accept
+    if check share_console_redelivered_accept share_console_redelivered_accept &&
+      check share_console_after_accept share_console_after_accept; then
+      for c in list describe_offsets describe_state describe_members reset_to_earliest reset_to_offset \
+        reset_to_latest delete_offsets delete; do
+        check "share_groups_$c" "share_groups_$c"
+      done
+    fi
   fi
 else
   echo "SKIP share_* (INTEROP_SHARE=0)"

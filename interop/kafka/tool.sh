@@ -14,6 +14,7 @@ case "$TOOL" in
     case "$KAFKA_VERSION" in 3.* | 4.0.* | 4.1.*) MAIN=kafka.admin.ConfigCommand ;; *) MAIN=org.apache.kafka.tools.ConfigCommand ;; esac ;;
   kafka-get-offsets)         MAIN=org.apache.kafka.tools.GetOffsetShell ;;
   kafka-consumer-groups)     MAIN=org.apache.kafka.tools.consumer.group.ConsumerGroupCommand ;;
+  kafka-share-groups)        MAIN=org.apache.kafka.tools.consumer.group.ShareGroupCommand ;;
   kafka-transactions)        MAIN=org.apache.kafka.tools.TransactionsCommand ;;
   kafka-broker-api-versions) MAIN=org.apache.kafka.tools.BrokerApiVersionsCommand ;;
   kafka-client-metrics)      MAIN=org.apache.kafka.tools.ClientMetricsCommand ;;
