@@ -228,10 +228,15 @@ func TestCrashBeforeDurableLosesTheWriteAndItsAnswer(t *testing.T) {
 	if _, ok := f.get("b"); ok {
 		t.Fatal("b survived the crash")
 	}
+	// The write's waiter wakes at the crash: it must hear that the write
+	// was lost, never that it succeeded.
 	select {
-	case <-done:
-		t.Fatal("the lost write was answered")
-	default:
+	case err := <-done:
+		if !errors.Is(err, ErrLost) {
+			t.Fatalf("the lost write was answered %v, want ErrLost", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lost write's waiter was never answered")
 	}
 }
 
