@@ -101,6 +101,10 @@ func gateAlterShareGroupOffsets(g *gatekeeper) verdict {
 		for _, rt := range refused {
 			ot := kmsg.NewAlterShareGroupOffsetsResponseTopic()
 			ot.Topic = rt.Topic
+			// Kafka names a refused topic's id too (it resolves every topic first).
+			if t, ok := g.img.Topic(rt.Topic); ok {
+				ot.TopicID = t.ID
+			}
 			for _, p := range rt.Partitions {
 				op := kmsg.NewAlterShareGroupOffsetsResponseTopicPartition()
 				op.Partition, op.ErrorCode, op.ErrorMessage = p.Partition, kerr.TopicAuthorizationFailed.Code, errMessage(kerr.TopicAuthorizationFailed)
