@@ -157,6 +157,7 @@ var brokerKeyList = []Key{
 	def("group.share.heartbeat.interval.ms", TypeInt, "5000", atLeast(1), ReadOnly, "Heartbeat interval given to share group members."),
 	def("group.share.min.heartbeat.interval.ms", TypeInt, "5000", atLeast(1), ReadOnly, "Shortest heartbeat interval of share groups."),
 	def("group.share.max.heartbeat.interval.ms", TypeInt, "15000", atLeast(1), ReadOnly, "Longest heartbeat interval of share groups."),
+	def("group.share.assignors", TypeList, ShareAssignorSimple, shareAssignors, ReadOnly, "The share groups' server-side assignor, one entry: simple (Kafka's SimpleAssignor, also by its class name); Karst loads no other class."),
 	def("group.share.max.size", TypeInt, "200", between(10, 1000), ReadOnly, "Most members of a share group."),
 	def("group.share.max.share.sessions", TypeInt, "2000", atLeast(1), ReadOnly, "Most share sessions the broker keeps."),
 	def("offsets.topic.num.partitions", TypeInt, "50", atLeast(1), ReadOnly, "Partitions of __consumer_offsets (do not change after deployment)."),

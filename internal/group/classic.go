@@ -67,6 +67,9 @@ type classicGroup struct {
 	// durableConsumer is the KIP-848 group as its durable records make
 	// it, what reads see (consumer_durable.go); nil when there is none.
 	durableConsumer *consumerGroup
+	// durableShare is the share group as its durable records make it,
+	// what reads see (share_group_durable.go); nil when there is none.
+	durableShare *shareGroup
 }
 
 func newClassicGroup(c *Coordinator, id string, now time.Time) *classicGroup {

@@ -68,11 +68,15 @@ func (c *Coordinator) List(states, types []string) []Listing {
 		g.mu.Lock()
 		g.catchUp()
 		l := Listing{GroupID: g.id, ProtocolType: g.protocolType, State: g.state.String(), Type: "classic"}
-		// A consumer group is listed as its durable records make it; one
-		// whose first records are not durable yet is not listed.
+		// A consumer or share group is listed as its durable records make
+		// it; one whose first records are not durable yet is not listed.
 		uncommitted := false
-		if sg := c.shareGroupOf(g, false); sg != nil {
-			l = Listing{GroupID: g.id, ProtocolType: "share", State: sg.stateName(), Type: "share"}
+		if c.shareGroupOf(g, false) != nil {
+			if sg := g.durableShare; sg != nil {
+				l = Listing{GroupID: g.id, ProtocolType: "share", State: sg.stateName(), Type: "share"}
+			} else {
+				uncommitted = true
+			}
 		} else if cg := c.consumerGroupOf(g, false); cg != nil && len(g.members) == 0 {
 			if dg := g.committedConsumerGroup(); dg != nil {
 				l = Listing{GroupID: g.id, ProtocolType: "consumer", State: dg.stateName(), Type: "consumer"}

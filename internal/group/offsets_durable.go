@@ -41,7 +41,10 @@ type unappliedWrite struct {
 	// group's durable consumer view (consumer_durable.go) with the topic
 	// ids they were written with.
 	consumer []Record
-	ids      TopicIDs
+	// share are the share group records appended, replayed into the
+	// group's durable share view (share_group_durable.go) the same way.
+	share []Record
+	ids   TopicIDs
 	// txn is the producer whose transactional batch this is
 	// (TxnOffsetCommit); nil for the coordinator's own writes.
 	txn     *txnProducer
@@ -107,6 +110,8 @@ func (g *classicGroup) appendWrite(recs []Record, ids TopicIDs, txn *txnProducer
 	for _, r := range recs {
 		if isConsumerRecord(r.Key) {
 			w.consumer = append(w.consumer, r)
+		} else if isShareRecord(r.Key) {
+			w.share = append(w.share, r)
 		} else if d, err := decodeRecord(r.Key, r.Value); err == nil && (d.kind == keyOffsetCommit || d.kind == keyGroupMetadata) {
 			w.records = append(w.records, d)
 		}
@@ -174,11 +179,14 @@ func (g *classicGroup) catchUp() {
 			g.replay(d, w.txn)
 		}
 		ids := w.ids
-		if ids == nil && len(w.consumer) > 0 {
+		if ids == nil && len(w.consumer)+len(w.share) > 0 {
 			ids = g.c.topics()
 		}
 		for _, r := range w.consumer {
 			g.replayDurableConsumer(r.Key, r.Value, ids)
+		}
+		for _, r := range w.share {
+			g.replayDurableShare(r.Key, r.Value, ids)
 		}
 	}
 }
@@ -195,6 +203,9 @@ func (g *classicGroup) dropped(w *unappliedWrite) {
 	}
 	if len(w.consumer) > 0 {
 		g.revertConsumer()
+	}
+	if len(w.share) > 0 {
+		g.revertShare()
 	}
 	if w.txn != nil && g.txn.pending[w.txn.id] == nil && !g.unappliedTxn(w.txn.id) {
 		g.c.unindexTxn(w.txn.id, g.id)

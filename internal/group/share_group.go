@@ -34,11 +34,15 @@ type ShareConfig struct {
 	SessionTimeout    time.Duration // group.share.session.timeout.ms
 	HeartbeatInterval time.Duration // group.share.heartbeat.interval.ms
 	MaxSize           int           // group.share.max.size
+	// Assignor is the name of the server-side assignor
+	// (group.share.assignors), as ShareGroupDescribe reports it.
+	Assignor string
 }
 
 // DefaultShareConfig is Kafka's defaults.
 func DefaultShareConfig() ShareConfig {
-	return ShareConfig{SessionTimeout: 45 * time.Second, HeartbeatInterval: 5 * time.Second, MaxSize: 200}
+	return ShareConfig{SessionTimeout: 45 * time.Second, HeartbeatInterval: 5 * time.Second, MaxSize: 200,
+		Assignor: config.ShareAssignorSimple}
 }
 
 // ShareConfigFrom reads the group.share.* settings; nil gives Kafka's
@@ -51,6 +55,7 @@ func ShareConfigFrom(b *config.Broker) ShareConfig {
 	cfg.SessionTimeout = time.Duration(b.Int("group.share.session.timeout.ms")) * time.Millisecond
 	cfg.HeartbeatInterval = time.Duration(b.Int("group.share.heartbeat.interval.ms")) * time.Millisecond
 	cfg.MaxSize = int(b.Int("group.share.max.size"))
+	cfg.Assignor = b.ShareAssignor()
 	return cfg
 }
 
@@ -746,6 +751,8 @@ func (c *Coordinator) loadShareRecord(s *groupShard, key, value []byte, now time
 	}
 	holder.mu.Lock()
 	defer holder.mu.Unlock()
+	// What a load replays is durable: the durable view gets it too.
+	holder.durableShare = holder.replayShareOver(holder.durableShare, rec, c.topics())
 	if rec.Tombstone && rec.Type == keyShareGroupMetadata {
 		c.dropShareGroup(holder)
 		if len(holder.offsets) == 0 && holder.generation == 0 && holder.protocolType == "" && c.consumerGroupOf(holder, false) == nil {
@@ -795,6 +802,12 @@ type ShareGroupDescription struct {
 // DescribeShareGroups reports share groups (ShareGroupDescribe), with
 // Kafka's errors for ids that are unknown or of another type.
 func (c *Coordinator) DescribeShareGroups(ids []string) []ShareGroupDescription {
+	c.mu.RLock()
+	assignor := c.share.cfg.Assignor
+	if !c.share.cfgSet {
+		assignor = DefaultShareConfig().Assignor
+	}
+	c.mu.RUnlock()
 	out := make([]ShareGroupDescription, len(ids))
 	for i, id := range ids {
 		d := &out[i]
@@ -808,17 +821,18 @@ func (c *Coordinator) DescribeShareGroups(ids []string) []ShareGroupDescription 
 			continue
 		}
 		holder.mu.Lock()
-		holder.catchUp()
-		g := c.shareGroupOf(holder, false)
+		g := holder.committedShareGroup()
 		switch {
 		case g != nil:
-			d.State, d.GroupEpoch, d.AssignmentEpoch, d.Assignor = g.stateName(), g.epoch, g.assignmentEpoch, "simple"
+			d.State, d.GroupEpoch, d.AssignmentEpoch, d.Assignor = g.stateName(), g.epoch, g.assignmentEpoch, assignor
 			for _, mid := range slices.Sorted(maps.Keys(g.members)) {
 				m := g.members[mid]
 				d.Members = append(d.Members, ShareMember{MemberID: m.id, RackID: m.rackID, MemberEpoch: m.epoch,
 					ClientID: m.clientID, ClientHost: m.clientHost, Topics: slices.Clone(m.topics), Assignment: cloneAssignment(m.assigned)})
 			}
-		case holder.state == Dead:
+		case holder.state == Dead || c.shareGroupOf(holder, false) != nil:
+			// A share group whose first records are not durable yet is
+			// not found, as Kafka's read at its last committed offset.
 			d.Err, d.ErrMessage = kerr.GroupIDNotFound, fmt.Sprintf("Group %s not found.", id)
 		default:
 			d.Err, d.ErrMessage = kerr.GroupIDNotFound, fmt.Sprintf("Group %s is not a share group.", id)

@@ -38,8 +38,7 @@ func (c *Coordinator) ShareStatePartitions(id string) (MemberAssignment, *kerr.E
 	}
 	holder.mu.Lock()
 	defer holder.mu.Unlock()
-	holder.catchUp()
-	g := c.shareGroupOf(holder, false)
+	g := holder.committedShareGroup()
 	if g == nil {
 		return MemberAssignment{}, nil
 	}

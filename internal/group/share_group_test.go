@@ -26,6 +26,9 @@ type shareHarness struct {
 	// topic-partition ..."); initErr fails them.
 	inits   []string
 	initErr error
+	// backing, when set, is the store the coordinator appends to (it
+	// writes through to store).
+	backing Store
 }
 
 func newShareHarness(t *testing.T, topics fakeTopics) *shareHarness {
@@ -35,7 +38,11 @@ func newShareHarness(t *testing.T, topics fakeTopics) *shareHarness {
 }
 
 func (h *shareHarness) coordinator() *Coordinator {
-	c := New(testConfig(), Options{Clock: h.clock, Store: h.store, Topics: h.topics})
+	var store Store = h.store
+	if h.backing != nil {
+		store = h.backing
+	}
+	c := New(testConfig(), Options{Clock: h.clock, Store: store, Topics: h.topics})
 	cfg := DefaultShareConfig()
 	cfg.MaxSize = 3
 	c.SetShareConfig(cfg)
