@@ -177,6 +177,7 @@ var brokerKeyList = []Key{
 	def("share.coordinator.state.topic.segment.bytes", TypeInt, "104857600", atLeast(1), ReadOnly, "Segment size of __share_group_state."),
 	def("share.coordinator.snapshot.update.records.per.snapshot", TypeInt, "500", between(0, 500), ReadOnly, "ShareUpdate records of a share-partition between two ShareSnapshot records."),
 	internal(def("share.coordinator.state.topic.prune.interval.ms", TypeInt, "300000", atLeast(1), ReadOnly, "How often records of __share_group_state below every share-partition's latest snapshot are deleted (internal in Kafka).")),
+	internal(def("share.coordinator.cold.partition.snapshot.interval.ms", TypeInt, "300000", atLeast(1), ReadOnly, "How old a share-partition's latest snapshot may get before the share coordinator writes it again, so pruning passes it (internal in Kafka).")),
 	def("group.share.record.lock.duration.ms", TypeInt, "30000", atLeast(1000), ReadOnly, "How long a share consumer holds a record before it is released."),
 	def("group.share.delivery.count.limit", TypeInt, "5", between(2, 10), ReadOnly, "Deliveries of a share-group record before it is archived."),
 

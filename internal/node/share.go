@@ -14,12 +14,13 @@ import (
 // ShareFetch and ShareAcknowledge use.
 func (n *Node) startShareCoordinator(settings *config.Broker) (*share.Coordinator, *share.Manager, error) {
 	opts := share.CoordinatorOptions{Logs: share.NewStateLogs(n.store, n.storage, n.logConfigs), UpdatesPerSnapshot: share.DefaultUpdatesPerSnapshot,
-		PruneInterval: share.DefaultPruneInterval, Logger: n.levels.Logger(loggerShare)}
+		PruneInterval: share.DefaultPruneInterval, ColdSnapshotInterval: share.DefaultColdSnapshotInterval, Logger: n.levels.Logger(loggerShare)}
 	sessions := 0
 	if settings != nil {
 		opts.Partitions = settings.Int("share.coordinator.state.topic.num.partitions")
 		opts.UpdatesPerSnapshot = int(settings.Int("share.coordinator.snapshot.update.records.per.snapshot"))
 		opts.PruneInterval = time.Duration(settings.Int("share.coordinator.state.topic.prune.interval.ms")) * time.Millisecond
+		opts.ColdSnapshotInterval = time.Duration(settings.Int("share.coordinator.cold.partition.snapshot.interval.ms")) * time.Millisecond
 		sessions = int(settings.Int("group.share.max.share.sessions"))
 	}
 	c := share.NewCoordinator(opts)

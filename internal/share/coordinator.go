@@ -54,8 +54,13 @@ type CoordinatorOptions struct {
 	// how often the records every share-partition has a later snapshot
 	// of are deleted (0: never, as a test's coordinator does).
 	PruneInterval time.Duration
-	Clock         coordinator.Clock
-	Logger        *slog.Logger
+	// ColdSnapshotInterval is
+	// share.coordinator.cold.partition.snapshot.interval.ms: a
+	// share-partition whose last snapshot is that old is snapshotted
+	// again (cold.go; 0: never).
+	ColdSnapshotInterval time.Duration
+	Clock                coordinator.Clock
+	Logger               *slog.Logger
 }
 
 // Coordinator is the share coordinator: the durable state of the
@@ -88,7 +93,7 @@ func NewCoordinator(opts CoordinatorOptions) *Coordinator {
 	c := &Coordinator{opts: opts, prune: pruner{pruned: map[int32]int64{}}}
 	c.rt = coordinator.New(coordinator.Options[*stateShard]{Logs: opts.Logs, Clock: opts.Clock, Logger: opts.Logger,
 		NewShard: func(ctx *coordinator.Context) *stateShard {
-			return &stateShard{ctx: ctx, every: opts.UpdatesPerSnapshot, states: map[Key]*entry{}}
+			return &stateShard{ctx: ctx, every: opts.UpdatesPerSnapshot, coldEvery: opts.ColdSnapshotInterval, states: map[Key]*entry{}}
 		}})
 	c.schedulePrune()
 	return c
@@ -198,13 +203,15 @@ func (c *Coordinator) WriteStateEpoch(k Key, stateEpoch int32, u Update) error {
 		}
 		if !ok || e.updates >= s.every {
 			base := State{StartOffset: -1}
-			created, snapEpoch := now, int32(0)
+			snapEpoch := int32(0)
 			if ok {
-				base, created, snapEpoch = e.state, e.created, e.snapshotEpoch+1
+				base, snapEpoch = e.state, e.snapshotEpoch+1
 			}
 			st := base.apply(u)
+			// Created and written now, as Kafka 4.4 writes a snapshot of a
+			// write: only a cold snapshot keeps the create timestamp.
 			v := snapshotValue{SnapshotEpoch: snapEpoch, StateEpoch: st.StateEpoch, LeaderEpoch: st.LeaderEpoch,
-				StartOffset: st.StartOffset, CreateTimestamp: created, WriteTimestamp: now, Batches: st.Batches,
+				StartOffset: st.StartOffset, CreateTimestamp: now, WriteTimestamp: now, Batches: st.Batches,
 				DeliveryCompleteCount: completeCount(base, ok, u)}
 			return []coordinator.Record{{Key: encodeKey(recordSnapshot, k), Value: v.encode()}}, nil
 		}
@@ -285,16 +292,22 @@ func (c *Coordinator) Delete(k Key) error {
 type entry struct {
 	state         State
 	snapshotEpoch int32
-	created       int64
+	// created and written are the create and write timestamps (ms) of
+	// the latest snapshot.
+	created, written int64
 	// updates are the ShareUpdate records since the last snapshot.
 	updates int
 }
 
 // stateShard is one partition of __share_group_state.
 type stateShard struct {
-	ctx    *coordinator.Context
-	every  int
-	states map[Key]*entry
+	ctx       *coordinator.Context
+	every     int
+	coldEvery time.Duration
+	states    map[Key]*entry
+	// coldCount counts the states whose latest snapshot is a cold
+	// one.
+	coldCount int
 	// skipped counts malformed records passed over at load.
 	skipped    int
 	redundancy redundancy
@@ -308,7 +321,7 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 	}
 	if e.Value == nil {
 		if typ == recordSnapshot {
-			delete(s.states, k)
+			s.setState(k, nil)
 			s.redundancy.snapshot(k, e.Offset, true)
 		}
 		return nil
@@ -321,9 +334,9 @@ func (s *stateShard) Replay(e coordinator.Entry) error {
 			return nil
 		}
 		s.redundancy.snapshot(k, e.Offset, false)
-		s.states[k] = &entry{snapshotEpoch: v.SnapshotEpoch, created: v.CreateTimestamp,
+		s.setState(k, &entry{snapshotEpoch: v.SnapshotEpoch, created: v.CreateTimestamp, written: v.WriteTimestamp,
 			state: State{StateEpoch: v.StateEpoch, LeaderEpoch: v.LeaderEpoch, StartOffset: v.StartOffset, Batches: merge(nil, v.Batches, v.StartOffset),
-				DeliveryCompleteCount: v.DeliveryCompleteCount}}
+				DeliveryCompleteCount: v.DeliveryCompleteCount}})
 	case recordUpdate:
 		v, err := decodeUpdateValue(e.Value)
 		if err != nil {
