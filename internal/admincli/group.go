@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/karst-broker/karst/internal/groupview"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -92,119 +90,6 @@ func groupDescribe(ctx context.Context, args []string, s Streams) error {
 		t.flush()
 	}
 	return fails.result()
-}
-
-func groupResetOffsets(ctx context.Context, args []string, s Streams) error {
-	f := newFlags(s, "group reset-offsets", "GROUP (--topic T... | --all-topics) (--to-earliest | --to-latest | --to-offset N | --shift-by N) [--execute]",
-		"Compute new committed offsets for the group's partitions of the topics and print\nthem; with --execute, commit them. The group must have no members (Kafka's rule).\nOffsets are kept inside each partition's log start and end.")
-	var conn connection
-	conn.register(f)
-	var topics repeated
-	f.Var(&topics, "topic", "reset the partitions of `TOPIC` (repeatable)")
-	allTopics := f.Bool("all-topics", false, "reset every topic the group has offsets for")
-	toEarliest := f.Bool("to-earliest", false, "to each partition's log start")
-	toLatest := f.Bool("to-latest", false, "to each partition's log end")
-	toOffset := f.Int64("to-offset", -1, "to `OFFSET`")
-	shiftBy := f.Int64("shift-by", 0, "move the committed offsets by `N` (negative: back)")
-	execute := f.Bool("execute", false, "commit the offsets (without it, only print them)")
-	rest, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.exactly(rest, 1, "GROUP"); err != nil {
-		return err
-	}
-	group := rest[0]
-	if (len(topics) > 0) == *allTopics {
-		return usagef(f.help(), "give --topic or --all-topics")
-	}
-	chosen := 0
-	for _, on := range []bool{*toEarliest, *toLatest, *toOffset >= 0, *shiftBy != 0} {
-		if on {
-			chosen++
-		}
-	}
-	if chosen != 1 {
-		return usagef(f.help(), "give one of --to-earliest, --to-latest, --to-offset, --shift-by")
-	}
-	adm, done, err := conn.connectAdmin(ctx, s)
-	if err != nil {
-		return err
-	}
-	defer done()
-	described, err := groupview.Describe(adm.ctx, adm.Client, group)
-	if err != nil {
-		return err
-	}
-	if d := described[group]; d.Err != nil {
-		return resultErr("describing group "+group, d.Err, "")
-	} else if *execute && d.State != "Empty" && d.State != "Dead" {
-		return fmt.Errorf("offsets of group %s can only be reset while it has no members, but its state is %s", group, d.State)
-	}
-	current, err := adm.fetchOffsets(group)
-	if err != nil {
-		return err
-	}
-	if *allTopics {
-		for t := range current {
-			topics = append(topics, t)
-		}
-		sort.Strings(topics)
-		if len(topics) == 0 {
-			return fmt.Errorf("group %s has no committed offsets", group)
-		}
-	}
-	starts, err := adm.ListStartOffsets(adm.ctx, topics...)
-	if err != nil {
-		return err
-	}
-	ends, err := adm.ListEndOffsets(adm.ctx, topics...)
-	if err != nil {
-		return err
-	}
-	if err := ends.Error(); err != nil {
-		return err
-	}
-	next := kadm.Offsets{}
-	t := newTable(s.Out, "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
-	for _, topic := range topics {
-		parts := make([]int32, 0, len(ends[topic]))
-		for p := range ends[topic] {
-			parts = append(parts, p)
-		}
-		sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-		for _, p := range parts {
-			start, end := starts[topic][p].Offset, ends[topic][p].Offset
-			at := end
-			switch {
-			case *toEarliest:
-				at = start
-			case *toOffset >= 0:
-				at = *toOffset
-			case *shiftBy != 0:
-				if c, ok := current.Lookup(topic, p); ok && c.At >= 0 {
-					at = c.At + *shiftBy
-				}
-			}
-			at = min(max(at, start), end)
-			next.Add(kadm.Offset{Topic: topic, Partition: p, At: at, LeaderEpoch: -1})
-			t.row(group, topic, p, at)
-		}
-	}
-	t.flush()
-	if !*execute {
-		fmt.Fprintln(s.Err, "dry run: pass --execute to commit these offsets")
-		return nil
-	}
-	resp, err := adm.CommitOffsets(adm.ctx, group, next)
-	if err != nil {
-		return err
-	}
-	if err := resp.Error(); err != nil {
-		return fmt.Errorf("committing offsets of group %s: %w", group, err)
-	}
-	fmt.Fprintf(s.Err, "committed %d offsets for group %s\n", len(next.Sorted()), group)
-	return nil
 }
 
 func groupDelete(ctx context.Context, args []string, s Streams) error {

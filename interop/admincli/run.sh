@@ -183,6 +183,39 @@ share_start_and_lag() {
   [[ "$start" =~ ^[0-9]+$ ]] && [ "$start" -le "$2" ] && expect_eq "${1#* }" "$3" || { echo "row $1: want a start offset 0..$2 and $3"; return 1; }
 }
 
+share_state_is() { expect_eq "$(row "$(k group describe "$GS")" STATE)" "STATE $1"; }
+# reset-offsets of a share group alters its share-partition start offsets (AlterShareGroupOffsets), as
+# kafka-share-groups --reset-offsets: a dry run moves nothing, --execute re-delivers from the new offsets,
+# and a group with a member is refused even for a dry run.
+share_group_reset_offsets() {
+  # TG: a b c g on partition 0, d e f on partition 1; everything but g was accepted.
+  local dry; dry="$(k group reset-offsets "$GS" --topic "$TG" --to-earliest 2>/dev/null)" || return 1; echo "$dry"
+  expect_eq "$(awk 'NR > 1 { $1 = $1; print }' <<< "$dry" | tr '\n' ';')" "$GS $TG 0 0;$GS $TG 1 0;" &&
+  expect_eq "$(k consume "$TG" --share-group "$GS" --count 1)" "g" && eventually share_state_is Empty &&
+  k group reset-offsets "$GS" --all-topics --to-earliest --execute &&
+  expect_eq "$(k consume "$TG" --share-group "$GS" --count 7 | sort | tr '\n' ' ')" "a b c d e f g " &&
+  eventually share_state_is Empty &&
+  k group reset-offsets "$GS" --topic "$TG" --to-offset 2 --execute &&
+  expect_eq "$(k consume "$TG" --share-group "$GS" --count 3 | sort | tr '\n' ' ')" "c f g " &&
+  eventually share_state_is Empty || return 1
+  local past future latest
+  past="$(k group reset-offsets "$GS" --topic "$TG" --to-datetime 2000-01-01T00:00:00.000 2>/dev/null)" &&
+  future="$(k group reset-offsets "$GS" --topic "$TG" --to-datetime 2999-01-01T00:00:00.000Z 2>/dev/null)" &&
+  latest="$(k group reset-offsets "$GS" --all-topics --to-latest 2>/dev/null)" || return 1
+  echo "$past"; echo "$future"; echo "$latest"
+  expect_eq "$(awk 'NR > 1 { print $3, $4 }' <<< "$past" | tr '\n' ';')" "0 0;1 0;" &&
+  expect_eq "$(awk 'NR > 1 { print $3, $4 }' <<< "$future" | tr '\n' ';')" "0 4;1 3;" &&
+  expect_eq "$(awk 'NR > 1 { print $3, $4 }' <<< "$latest" | tr '\n' ';')" "0 4;1 3;" || return 1
+  # A live member: consume waits for one record, which the produce below brings.
+  k consume "$TG" --share-group "$GS" --count 1 > "$WORK/share-member.out" 2>&1 & local member=$!
+  eventually share_state_is Stable || { kill "$member"; return 1; }
+  local err; err="$(k group reset-offsets "$GS" --all-topics --to-earliest 2>&1)"; local rc=$?; echo "$err"
+  printf 'h\n' | k produce "$TG" -p 1 2>/dev/null; wait "$member"; local mrc=$?
+  cat "$WORK/share-member.out"
+  [ "$rc" = 1 ] && grep -q "share group $GS is not empty" <<< "$err" && [ "$mrc" = 0 ] &&
+  expect_eq "$(cat "$WORK/share-member.out")" "h" && eventually share_state_is Empty
+}
+
 share_group_delete() {
   expect_eq "$(k group delete "$GS")" "deleted group $GS" || return 1
   local err; err="$(k group describe "$GS" 2>&1)"; local rc=$?
@@ -240,6 +273,7 @@ check group_reset_offsets group_reset_offsets
 check group_delete group_delete
 check share_group_consume_and_describe share_group_consume_and_describe
 check share_group_start_offsets share_group_start_offsets
+check share_group_reset_offsets share_group_reset_offsets
 check share_group_delete share_group_delete
 check config_topic config_topic
 check config_broker config_broker
