@@ -43,7 +43,11 @@ func (s *stateShard) scheduleCold(k Key, written int64) {
 	if s.coldEvery <= 0 {
 		return
 	}
-	d := max(time.UnixMilli(written).Add(s.coldEvery).Sub(s.ctx.Now()), 0)
+	s.armCold(k, max(time.UnixMilli(written).Add(s.coldEvery).Sub(s.ctx.Now()), 0))
+}
+
+// armCold sets k's cold timer to fire after d.
+func (s *stateShard) armCold(k Key, d time.Duration) {
 	s.ctx.Schedule(coldKey(k), d, func() ([]coordinator.Record, error) { return s.coldSnapshot(k), nil })
 }
 
@@ -54,7 +58,7 @@ func (s *stateShard) coldSnapshot(k Key) []coordinator.Record {
 		return nil
 	}
 	if s.ctx.Writing(encodeKey(recordUpdate, k)) || s.ctx.Writing(encodeKey(recordSnapshot, k)) {
-		s.ctx.Schedule(coldKey(k), min(coldRetry, s.coldEvery), func() ([]coordinator.Record, error) { return s.coldSnapshot(k), nil })
+		s.armCold(k, min(coldRetry, s.coldEvery))
 		return nil
 	}
 	now := s.ctx.Now().UnixMilli()
